@@ -1,0 +1,1 @@
+"""Solver backends. Each module exposes ``solve(cs, **options) -> Solution``."""

@@ -1,0 +1,142 @@
+"""The reference solver: pure Python, written to be obviously right.
+
+A worklist over Python sets with difference propagation (each node passes on
+only what it gained since it was last processed), one function per inference
+rule. Meant for small inputs and as the oracle the fast backends are checked
+against.
+
+Storage: the points-to set of node ``v`` lives at ``rep[v]`` (the constraint
+set's offline merges), so every pointer-side id is read through ``rep``;
+pointees keep their own ids. Loads and stores through the int-to-pointer
+object do nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from constraints.model import ConstraintSet
+
+from ..solution import Solution, SolveStats
+
+
+class _State:
+    def __init__(self, cs: ConstraintSet):
+        self.cs = cs
+        self.rep = cs.rep.tolist()
+        self.size = cs.obj_size.tolist()
+        self.i2p = cs.int_to_pointer
+        self.pts: dict[int, set[int]] = defaultdict(set)
+        self.copy_succ: dict[int, set[int]] = defaultdict(set)   # y -> {x}: pts(y) ⊆ pts(x)
+        self.loads: dict[int, list[int]] = defaultdict(list)     # y -> [x]: x = *y
+        self.stores: dict[int, list[int]] = defaultdict(list)    # x -> [y]: *x = y
+        self.geps: dict[int, list[tuple[int, int]]] = defaultdict(list)  # y -> [(x, o)]: x = y + o
+        self.done: dict[int, set[int]] = defaultdict(set)        # part of pts(v) already propagated
+        self.worklist: list[int] = []
+        self.queued: set[int] = set()
+        self.iterations = 0
+
+    def push(self, v: int) -> None:
+        if v not in self.queued:
+            self.queued.add(v)
+            self.worklist.append(v)
+
+
+def _add_addr(st: _State, x: int, y: int) -> None:
+    """``x = &y``  ⟹  y ∈ pts(x)."""
+    st.pts[x].add(y)
+    st.push(x)
+
+
+def _add_copy_edge(st: _State, src: int, dst: int) -> None:
+    """Record ``pts(src) ⊆ pts(dst)``; a new edge carries all of ``pts(src)`` at once."""
+    if src != dst and dst not in st.copy_succ[src]:
+        st.copy_succ[src].add(dst)
+        have = st.pts.get(src)
+        if have and not have <= st.pts[dst]:
+            st.pts[dst] |= have
+            st.push(dst)
+
+
+def _rule_load(st: _State, y: int, z: int) -> None:
+    """``y --load--> x``, ``z ∈ pts(y)``  ⟹  ``z --copy--> x``."""
+    if z == st.i2p:
+        return
+    for x in st.loads.get(y, ()):
+        _add_copy_edge(st, st.rep[z], x)
+
+
+def _rule_store(st: _State, x: int, z: int) -> None:
+    """``x --store--> y``, ``z ∈ pts(x)``  ⟹  ``y --copy--> z``."""
+    if z == st.i2p:
+        return
+    for y in st.stores.get(x, ()):
+        _add_copy_edge(st, y, st.rep[z])
+
+
+def _rule_gep(st: _State, y: int, z: int) -> None:
+    """``y --gep,o--> x``, ``z ∈ pts(y)``, ``o < size(z)``  ⟹  ``z+o ∈ pts(x)``."""
+    for x, o in st.geps.get(y, ()):
+        if o < st.size[z]:
+            target = st.pts[x]
+            if z + o not in target:
+                target.add(z + o)
+                st.push(x)
+
+
+def _rule_copy(st: _State, y: int, src: set[int]) -> None:
+    """``y --copy--> x``  ⟹  ``pts(y) ⊆ pts(x)`` (``src``: what y gained since last time)."""
+    for x in list(st.copy_succ.get(y, ())):
+        dst = st.pts[x]
+        if not src <= dst:
+            dst |= src
+            st.push(x)
+
+
+def solve(cs: ConstraintSet) -> Solution:
+    """Least solution of ``cs`` by a worklist with difference propagation."""
+    t0 = time.perf_counter()
+    st = _State(cs)
+    rep = st.rep
+    for x, y in zip(cs.copy_dst.tolist(), cs.copy_src.tolist()):
+        _add_copy_edge(st, rep[y], rep[x])
+    for x, y in zip(cs.load_dst.tolist(), cs.load_src.tolist()):
+        st.loads[rep[y]].append(rep[x])
+    for x, y in zip(cs.store_dst.tolist(), cs.store_src.tolist()):
+        st.stores[rep[x]].append(rep[y])
+    for x, y, o in zip(cs.gep_dst.tolist(), cs.gep_src.tolist(), cs.gep_offset.tolist()):
+        st.geps[rep[y]].append((rep[x], o))
+    for x, y in zip(cs.addr_dst.tolist(), cs.addr_src.tolist()):
+        _add_addr(st, rep[x], y)
+
+    while st.worklist:
+        v = st.worklist.pop()
+        st.queued.discard(v)
+        st.iterations += 1
+        delta = st.pts[v] - st.done[v]
+        if not delta:
+            continue
+        st.done[v] |= delta
+        for z in delta:
+            _rule_load(st, v, z)
+            _rule_store(st, v, z)
+            _rule_gep(st, v, z)
+        _rule_copy(st, v, delta)
+
+    n = cs.n_nodes
+    rep_arr = cs.rep
+    sets = [st.pts.get(v, ()) if rep_arr[v] == v else () for v in range(n)]
+    sol = Solution.from_rep_sets(rep_arr, *_csr(sets), names=cs.names)
+    sol.stats = SolveStats(backend="reference", iterations=st.iterations,
+                           solve_ms=(time.perf_counter() - t0) * 1e3)
+    return sol
+
+
+def _csr(sets) -> tuple[np.ndarray, np.ndarray]:
+    indptr = np.zeros(len(sets) + 1, np.int64)
+    np.cumsum([len(s) for s in sets], out=indptr[1:])
+    indices = np.fromiter((z for s in sets for z in sorted(s)), np.int32, count=int(indptr[-1]))
+    return indptr, indices

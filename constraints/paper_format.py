@@ -1,0 +1,342 @@
+"""The dump format of the PPoPP 2012 GPU Andersen paper (Hardekopf and Lin's front end).
+
+A program ``B`` is a family of sibling files (gzipped or plain):
+
+* ``B_nodes.txt[.gz]``: N; the id of the last object; the id of the last
+  function; then one line ``id,size,isFunction`` per node.
+* ``B_constraints.txt[.gz]`` or ``B_constraints_after_hcd.txt[.gz]``: a line of
+  five counts (addr, copy, load, store, gep), then that many lines of each kind
+  ``id,src,dst,type,offset`` meaning ``dst = &src``, ``dst = src``,
+  ``dst = *src``, ``*dst = src``, ``dst = src + offset``.
+* ``B_hcd.txt[.gz]`` (optional): M offline merges ``y,x`` (rep(y) = x), then
+  ``K,V`` and V HCD pairs ``y,x`` meaning "*x is pts-equivalent to y": every
+  object entering pts(x) may be merged with y.
+* ``B_correct_soln_001.txt[.gz]``: N, then ``[v1, v2, ...] => [o1, o2, ...]``.
+
+Node 1 is the int-to-pointer object of these dumps.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._textio import parse_int, read_text, scan_rows
+from .errors import InputError
+from .model import EDGE_KINDS, ConstraintSet, NodeKind
+
+PAPER_INT_TO_POINTER = 1
+MAX_PAPER_OFFSET = 1024
+_SUFFIXES = (".txt.gz", ".txt", ".gz", "")
+
+
+@dataclass(frozen=True)
+class PaperFiles:
+    """The sibling files of one paper program, located from its nodes file."""
+
+    prefix: str                 # e.g. ".../gcc"
+    nodes: Path
+    constraints: Path
+    hcd: Path | None
+
+
+def _sibling(prefix: str, stem: str) -> Path | None:
+    for suffix in _SUFFIXES:
+        p = Path(f"{prefix}_{stem}{suffix}")
+        if p.is_file():
+            return p
+    return None
+
+
+def is_paper_nodes_file(path: str | os.PathLike) -> bool:
+    """True when ``path`` is named like a paper nodes file (``B_nodes.txt[.gz]``)."""
+    return re.search(r"_nodes(\.txt)?(\.gz)?$", str(path)) is not None
+
+
+def locate(nodes_path: str | os.PathLike, use_hcd: bool = True) -> PaperFiles:
+    """Find the sibling files of a paper dump named by its nodes file.
+
+    With ``use_hcd`` the ``_constraints_after_hcd`` file and the ``_hcd`` file
+    are used (the reference solutions are of these); without, the original
+    ``_constraints`` file alone.
+
+    Raises
+    ------
+    InputError
+        If the name is not ``B_nodes...`` or a needed sibling is missing.
+    """
+    p = Path(nodes_path)
+    m = re.match(r"^(.*)_nodes(\.txt)?(\.gz)?$", str(p))
+    if not m:
+        raise InputError("not a paper nodes file (expected a name like gcc_nodes.txt.gz)", str(p))
+    if not p.is_file():
+        raise InputError("no such file", str(p))
+    prefix = m.group(1)
+    if use_hcd:
+        cons = _sibling(prefix, "constraints_after_hcd")
+        hcd = _sibling(prefix, "hcd")
+        if cons is None:
+            raise InputError(f"missing sibling file {Path(prefix).name}_constraints_after_hcd.txt.gz "
+                             "(pass --no-hcd to use the original constraints)", str(p))
+        if hcd is None:
+            raise InputError(f"missing sibling file {Path(prefix).name}_hcd.txt.gz "
+                             f"(needed with {cons.name}; pass --no-hcd to use the original constraints)", str(p))
+    else:
+        cons = _sibling(prefix, "constraints")
+        hcd = None
+        if cons is None:
+            raise InputError(f"missing sibling file {Path(prefix).name}_constraints.txt.gz", str(p))
+    return PaperFiles(prefix, p, cons, hcd)
+
+
+# ----------------------------------------------------------------- readers
+def _fast_int_table(text: str, ncols: int) -> np.ndarray | None:
+    """Parse comma-separated int rows (``#`` comments) with pandas; None on any trouble."""
+    try:
+        df = pd.read_csv(io.StringIO(text), header=None, comment="#", skip_blank_lines=True,
+                         dtype=np.int64, names=list(range(ncols)), engine="c")
+    except (ValueError, pd.errors.ParserError, OverflowError):
+        return None
+    if df.isnull().values.any():
+        return None
+    return df.to_numpy(dtype=np.int64)
+
+
+def read_nodes(path: str | os.PathLike, progress: bool = False) -> tuple[int, np.ndarray, np.ndarray]:
+    """Read a nodes file.
+
+    Returns
+    -------
+    (n_nodes, obj_size int32[n], kind int8[n])
+    """
+    src = str(path)
+    text = read_text(path)
+    rows = scan_rows(text, src)
+    header = []
+    for lineno, fields in rows:
+        if len(fields) != 1:
+            raise InputError(f"header line {len(header) + 1}: expected one integer, got {len(fields)} fields", src, lineno)
+        header.append(parse_int(fields[0], src, lineno, "header"))
+        if len(header) == 3:
+            body_start = lineno
+            break
+    if len(header) < 3:
+        raise InputError("file ends inside the three-line header", src)
+    n, last_obj, last_fn = header
+    if n < 0:
+        raise InputError(f"negative node count {n}", src, 1)
+    body = "\n".join(text.splitlines()[body_start:])
+    table = _fast_int_table(body, 3)
+    if table is None or (table.size and table.shape[1] != 3):
+        _raise_first_bad_row(text, src, 3, skip=3, what="node line (id,size,isFunction)")
+        raise InputError("unreadable node table", src)
+    if len(table) != n:
+        raise InputError(f"header says {n} nodes but {len(table)} node lines follow", src, 1)
+    ids, sizes, is_fn = table[:, 0], table[:, 1], table[:, 2]
+    if not np.array_equal(ids, np.arange(n)):
+        i = int(np.flatnonzero(ids != np.arange(n))[0])
+        raise InputError(f"node line {i}: expected id {i}, got {ids[i]}", src, _data_line(text, 3 + i))
+    bad = np.flatnonzero((sizes < 0) | (ids + sizes > n))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"node {i}: object size {sizes[i]} is negative or runs past node {n - 1}", src,
+                         _data_line(text, 3 + i))
+    kind = np.full(n, NodeKind.VALUE, np.int8)
+    kind[: max(0, min(last_obj + 1, n))] = NodeKind.OBJECT
+    kind[is_fn != 0] = NodeKind.FUNCTION
+    return n, sizes.astype(np.int32), kind
+
+
+def _data_line(text: str, index: int) -> int | None:
+    """1-based line number of the ``index``-th (0-based) data line."""
+    for k, (lineno, _) in enumerate(scan_rows(text, "")):
+        if k == index:
+            return lineno
+    return None
+
+
+def _raise_first_bad_row(text: str, src: str, ncols: int, skip: int, what: str) -> None:
+    for k, (lineno, fields) in enumerate(scan_rows(text, src)):
+        if k < skip:
+            continue
+        if len(fields) != ncols:
+            raise InputError(f"{what}: expected {ncols} comma-separated fields, got {len(fields)}", src, lineno)
+        for f in fields:
+            parse_int(f, src, lineno, what)
+
+
+def read_constraints(path: str | os.PathLike, n_nodes: int) -> dict[str, np.ndarray]:
+    """Read a constraints file into the column arrays of :class:`ConstraintSet`.
+
+    Checks the five counts against the lines, each line's type against its
+    section, ids against ``n_nodes`` and offsets against ``[0, 1024]``.
+    """
+    src = str(path)
+    text = read_text(path)
+    first = next(scan_rows(text, src), None)
+    if first is None:
+        raise InputError("empty constraints file (expected a line of five counts)", src)
+    lineno, fields = first
+    if len(fields) != 5:
+        raise InputError(f"expected five counts (addr,copy,load,store,gep), got {len(fields)} fields", src, lineno)
+    counts = [parse_int(f, src, lineno, "count") for f in fields]
+    if min(counts) < 0:
+        raise InputError("negative constraint count", src, lineno)
+    table = _fast_int_table(text, 5)
+    if table is None:
+        _raise_first_bad_row(text, src, 5, skip=1, what="constraint line (id,src,dst,type,offset)")
+        raise InputError("unreadable constraint table", src)
+    body = table[1:]
+    if len(body) != sum(counts):
+        raise InputError(f"counts line says {sum(counts)} constraints ({','.join(map(str, counts))}) "
+                         f"but {len(body)} constraint lines follow", src, lineno)
+    expected_type = np.repeat(np.arange(5), counts)
+    bad = np.flatnonzero(body[:, 3] != expected_type)
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"constraint of type {body[i, 3]} where the counts line puts "
+                         f"{EDGE_KINDS[expected_type[i]]} constraints (type {expected_type[i]})",
+                         src, _data_line(text, 1 + i))
+    for col, name in ((1, "src"), (2, "dst")):
+        bad = np.flatnonzero((body[:, col] < 0) | (body[:, col] >= n_nodes))
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(f"{name} node id {body[i, col]} outside [0, {n_nodes})", src, _data_line(text, 1 + i))
+    bad = np.flatnonzero((body[:, 4] < 0) | (body[:, 4] > MAX_PAPER_OFFSET) | (body[:, 4] >= max(n_nodes, 1)))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"offset {body[i, 4]} outside [0, {min(MAX_PAPER_OFFSET, n_nodes - 1)}]", src,
+                         _data_line(text, 1 + i))
+    bad = np.flatnonzero((body[:, 4] != 0) & (body[:, 3] != 4))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(f"non-zero offset {body[i, 4]} on a {EDGE_KINDS[body[i, 3]]} constraint", src,
+                         _data_line(text, 1 + i))
+    out: dict[str, np.ndarray] = {}
+    start = 0
+    for kind_name, c in zip(EDGE_KINDS, counts):
+        part = body[start:start + c]
+        start += c
+        out[f"{kind_name}_dst"] = part[:, 2]
+        out[f"{kind_name}_src"] = part[:, 1]
+        if kind_name == "gep":
+            out["gep_offset"] = part[:, 4]
+    return out
+
+
+def read_hcd(path: str | os.PathLike, n_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Read an HCD file.
+
+    Returns
+    -------
+    (offline_rep int32[n], hcd_ptr int32[k], hcd_target int32[k])
+        ``hcd_ptr[i]`` is the dereferenced node x of a pair ``y,x``;
+        ``hcd_target[i]`` is y.
+    """
+    src = str(path)
+    text = read_text(path)
+    rows = list(scan_rows(text, src))
+    if not rows:
+        raise InputError("empty HCD file (expected the number of offline merges)", src)
+
+    def ints(k: int, expect: int, what: str) -> list[int]:
+        lineno, fields = rows[k]
+        if len(fields) != expect:
+            raise InputError(f"{what}: expected {expect} comma-separated fields, got {len(fields)}", src, lineno)
+        vals = [parse_int(f, src, lineno, what) for f in fields]
+        for v in vals if expect == 2 and what != "table header" else []:
+            if not 0 <= v < n_nodes:
+                raise InputError(f"{what}: node id {v} outside [0, {n_nodes})", src, lineno)
+        return vals
+
+    (m,) = ints(0, 1, "merge count")
+    if m < 0 or 1 + m > len(rows):
+        raise InputError(f"merge count {m} but only {len(rows) - 1} lines follow", src, rows[0][0])
+    rep = np.arange(n_nodes, dtype=np.int64)
+    for k in range(1, 1 + m):
+        y, x = ints(k, 2, "offline merge")
+        rep[y] = x
+    # Resolve chains so that rep is a fixpoint.
+    for _ in range(64):
+        nxt = rep[rep]
+        if np.array_equal(nxt, rep):
+            break
+        rep = nxt
+    else:
+        raise InputError("offline merges form a cycle", src)
+    ptr: list[int] = []
+    target: list[int] = []
+    if len(rows) > 1 + m:
+        _, v = ints(1 + m, 2, "table header")
+        if 2 + m + v != len(rows):
+            raise InputError(f"HCD table header says {v} pairs but {len(rows) - 2 - m} lines follow", src,
+                             rows[1 + m][0])
+        for k in range(2 + m, 2 + m + v):
+            y, x = ints(k, 2, "HCD pair")
+            target.append(y)
+            ptr.append(x)
+    return rep.astype(np.int32), np.asarray(ptr, np.int32), np.asarray(target, np.int32)
+
+
+def read_paper(nodes_path: str | os.PathLike, use_hcd: bool = True) -> ConstraintSet:
+    """Read a whole paper dump named by its nodes file (see :func:`locate`)."""
+    files = locate(nodes_path, use_hcd)
+    n, sizes, kind = read_nodes(files.nodes)
+    cols = read_constraints(files.constraints, n)
+    extra = {}
+    if files.hcd is not None:
+        rep, ptr, target = read_hcd(files.hcd, n)
+        extra = dict(offline_rep=rep, hcd_ptr=ptr, hcd_target=target)
+    try:
+        return ConstraintSet(n_nodes=n, obj_size=sizes, kind=kind, **cols,
+                             int_to_pointer=PAPER_INT_TO_POINTER if n > PAPER_INT_TO_POINTER else -1, **extra)
+    except InputError as exc:
+        raise exc.at(str(files.constraints)) from None
+
+
+_SOLN_LINE = re.compile(r"^\s*\[([^\]]*)\]\s*=>\s*\[([^\]]*)\]\s*$")
+
+
+def read_solution_sets(path: str | os.PathLike) -> tuple[int, list[tuple[np.ndarray, np.ndarray]]]:
+    """Read a reference-solution file.
+
+    Returns
+    -------
+    (n_nodes, groups)
+        ``groups`` is a list of ``(variables, points_to)`` int64 arrays, one per line.
+    """
+    src = str(path)
+    text = read_text(path)
+    lines = text.splitlines()
+    k = 0
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k == len(lines):
+        raise InputError("empty solution file (expected the number of variables)", src)
+    n = parse_int(lines[k].strip(), src, k + 1, "variable count")
+    groups = []
+    for lineno in range(k + 2, len(lines) + 1):
+        s = lines[lineno - 1]
+        if not s.strip():
+            continue
+        m = _SOLN_LINE.match(s)
+        if not m:
+            raise InputError("expected a line '[v1, v2, ...] => [o1, o2, ...]'", src, lineno)
+        parts = []
+        for g in (m.group(1), m.group(2)):
+            g = g.strip()
+            try:
+                arr = np.array([int(t) for t in g.split(",")], np.int64) if g else np.zeros(0, np.int64)
+            except ValueError:
+                raise InputError("non-integer id in a solution line", src, lineno) from None
+            if arr.size and (arr.min() < 0 or arr.max() >= n):
+                raise InputError(f"id outside [0, {n})", src, lineno)
+            parts.append(arr)
+        groups.append((parts[0], parts[1]))
+    return n, groups
