@@ -1,0 +1,40 @@
+"""Shared fixtures and the ``gpu`` marker's skip logic."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# The paper's inputs live beside the checkout (never copied into the project).
+PAPER_INPUTS = Path(os.environ.get("ANDERSEN_PAPER_INPUTS", ROOT.parent / "shared" / "paper-inputs"))
+
+
+def _gpu_present() -> bool:
+    try:
+        from andersen_gpu.solve import gpu_available
+        return gpu_available()[0]
+    except Exception:
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    if any("gpu" in item.keywords for item in items) and not _gpu_present():
+        skip = pytest.mark.skip(reason="no CUDA device / CuPy here")
+        for item in items:
+            if "gpu" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def paper_inputs() -> Path:
+    """Folder of the paper's benchmark inputs; skips the test when absent."""
+    if not (PAPER_INPUTS / "ex_nodes.txt.gz").is_file():
+        pytest.skip(f"paper inputs not found at {PAPER_INPUTS}")
+    return PAPER_INPUTS
