@@ -18,16 +18,19 @@ Node 1 is the int-to-pointer object of these dumps.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
 from ._textio import parse_int, read_text, scan_rows
+from .atomic import atomic_output
 from .errors import InputError
 from .model import EDGE_KINDS, ConstraintSet, NodeKind
 
@@ -213,7 +216,7 @@ def read_constraints(path: str | os.PathLike, n_nodes: int) -> dict[str, np.ndar
         i = int(bad[0])
         raise InputError(f"offset {body[i, 4]} outside [0, {min(MAX_PAPER_OFFSET, n_nodes - 1)}]", src,
                          _data_line(text, 1 + i))
-    bad = np.flatnonzero((body[:, 4] != 0) & (body[:, 3] != 4))
+    bad = np.flatnonzero((body[:, 4] != 0) & (body[:, 3] < 2))
     if bad.size:
         i = int(bad[0])
         raise InputError(f"non-zero offset {body[i, 4]} on a {EDGE_KINDS[body[i, 3]]} constraint", src,
@@ -227,7 +230,40 @@ def read_constraints(path: str | os.PathLike, n_nodes: int) -> dict[str, np.ndar
         out[f"{kind_name}_src"] = part[:, 1]
         if kind_name == "gep":
             out["gep_offset"] = part[:, 4]
-    return out
+        elif kind_name in ("load", "store"):
+            out[f"_{kind_name}_offset"] = part[:, 4]
+    return _split_offset_accesses(out, n_nodes)
+
+
+def _split_offset_accesses(cols: dict[str, np.ndarray], n_nodes: int) -> dict[str, np.ndarray]:
+    """Rewrite loads/stores through an offset with a temporary gep node each.
+
+    ``dst = *(src + k)`` becomes ``t = src + k; dst = *t`` and ``*(dst + k) = src``
+    becomes ``t = dst + k; *t = src``, with fresh temporaries numbered from
+    ``n_nodes`` on (the original files' loads and stores carry such offsets;
+    the ``_after_hcd`` files do not). Returns the columns plus
+    ``n_temporaries`` (a 0-d array).
+    """
+    load_off = cols.pop("_load_offset")
+    store_off = cols.pop("_store_offset")
+    geps_dst, geps_src, geps_off = [cols["gep_dst"]], [cols["gep_src"]], [cols["gep_offset"]]
+    next_id = n_nodes
+    for kind_name, off, ptr_col in (("load", load_off, "load_src"), ("store", store_off, "store_dst")):
+        idx = np.flatnonzero(off != 0)
+        if idx.size == 0:
+            continue
+        temps = np.arange(next_id, next_id + idx.size, dtype=np.int64)
+        next_id += idx.size
+        geps_dst.append(temps)
+        geps_src.append(cols[ptr_col][idx])
+        geps_off.append(off[idx])
+        col = cols[ptr_col].copy()
+        col[idx] = temps
+        cols[ptr_col] = col
+    cols["gep_dst"], cols["gep_src"], cols["gep_offset"] = (np.concatenate(geps_dst), np.concatenate(geps_src),
+                                                          np.concatenate(geps_off))
+    cols["n_temporaries"] = np.int64(next_id - n_nodes)
+    return cols
 
 
 def read_hcd(path: str | os.PathLike, n_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -284,17 +320,33 @@ def read_hcd(path: str | os.PathLike, n_nodes: int) -> tuple[np.ndarray, np.ndar
     return rep.astype(np.int32), np.asarray(ptr, np.int32), np.asarray(target, np.int32)
 
 
-def read_paper(nodes_path: str | os.PathLike, use_hcd: bool = True) -> ConstraintSet:
-    """Read a whole paper dump named by its nodes file (see :func:`locate`)."""
+def read_paper(nodes_path: str | os.PathLike, use_hcd: bool = True,
+               on_file_read: Callable[[Path], None] | None = None) -> ConstraintSet:
+    """Read a whole paper dump named by its nodes file (see :func:`locate`).
+
+    ``on_file_read``, if given, is called with each file's path once it is read
+    (progress reporting).
+    """
     files = locate(nodes_path, use_hcd)
+    done = on_file_read or (lambda path: None)
     n, sizes, kind = read_nodes(files.nodes)
+    done(files.nodes)
     cols = read_constraints(files.constraints, n)
+    done(files.constraints)
+    n_temps = int(cols.pop("n_temporaries"))
     extra = {}
     if files.hcd is not None:
         rep, ptr, target = read_hcd(files.hcd, n)
         extra = dict(offline_rep=rep, hcd_ptr=ptr, hcd_target=target)
+        done(files.hcd)
+    if n_temps:
+        # Temporaries of split offset loads/stores follow the file's own nodes.
+        sizes = np.concatenate([sizes, np.zeros(n_temps, np.int32)])
+        kind = np.concatenate([kind, np.full(n_temps, NodeKind.VALUE, np.int8)])
+        if "offline_rep" in extra:
+            extra["offline_rep"] = np.concatenate([extra["offline_rep"], np.arange(n, n + n_temps, dtype=np.int32)])
     try:
-        return ConstraintSet(n_nodes=n, obj_size=sizes, kind=kind, **cols,
+        return ConstraintSet(n_nodes=n + n_temps, obj_size=sizes, kind=kind, **cols,
                              int_to_pointer=PAPER_INT_TO_POINTER if n > PAPER_INT_TO_POINTER else -1, **extra)
     except InputError as exc:
         raise exc.at(str(files.constraints)) from None
@@ -340,3 +392,111 @@ def read_solution_sets(path: str | os.PathLike) -> tuple[int, list[tuple[np.ndar
             parts.append(arr)
         groups.append((parts[0], parts[1]))
     return n, groups
+
+
+# ----------------------------------------------------------------- writers
+def paper_names(nodes_path: str | os.PathLike, use_hcd: bool = True) -> dict[str, Path]:
+    """The files :func:`write_paper` writes for a nodes-file name.
+
+    Siblings take the nodes file's suffix (``.txt.gz``, ``.txt``, ...).
+    Keys: ``nodes``, ``constraints``, and ``hcd`` when ``use_hcd``.
+    """
+    m = re.match(r"^(.*)_nodes((?:\.txt)?(?:\.gz)?)$", str(nodes_path))
+    if not m:
+        raise InputError("a paper dump is named by its nodes file (expected a name like gcc_nodes.txt.gz)",
+                         str(nodes_path))
+    prefix, suffix = m.groups()
+    out = {"nodes": Path(f"{prefix}_nodes{suffix}")}
+    if use_hcd:
+        out["constraints"] = Path(f"{prefix}_constraints_after_hcd{suffix}")
+        out["hcd"] = Path(f"{prefix}_hcd{suffix}")
+    else:
+        out["constraints"] = Path(f"{prefix}_constraints{suffix}")
+    return out
+
+
+def check_paper_compatible(cs: ConstraintSet, use_hcd: bool = True, target: str | None = None) -> None:
+    """Raise :class:`InputError` if ``cs`` cannot be written in the paper format without changing its meaning.
+
+    The format fixes the int-to-pointer object at node 1, bounds gep offsets
+    by 1024, and (without the HCD file) has no place for offline merges.
+    Names, locations and the value/field distinction are not representable;
+    they do not change the solution and are dropped.
+    """
+    expected_i2p = PAPER_INT_TO_POINTER if cs.n_nodes > PAPER_INT_TO_POINTER else -1
+    if cs.int_to_pointer != expected_i2p:
+        raise InputError(f"the paper format fixes the int-to-pointer object at node {PAPER_INT_TO_POINTER}; "
+                         f"this set has int_to_pointer={cs.int_to_pointer}", target)
+    if cs.count("gep") and int(cs.gep_offset.max()) > MAX_PAPER_OFFSET:
+        i = int(np.argmax(cs.gep_offset))
+        raise InputError(f"gep constraint {i}: offset {cs.gep_offset[i]} exceeds the paper format's "
+                         f"limit {MAX_PAPER_OFFSET}", target)
+    if not use_hcd and (cs.offline_rep is not None and np.any(cs.rep != np.arange(cs.n_nodes))
+                        or len(cs.hcd_ptr)):
+        raise InputError("this set has offline merges or an HCD table: write it with the HCD file", target)
+
+
+def format_nodes(cs: ConstraintSet) -> Iterable[str]:
+    """Lines of the nodes file: N, last object id, last function id, ``id,size,isFunction`` per node."""
+    is_fn = cs.kind == NodeKind.FUNCTION
+    in_object = np.flatnonzero((cs.kind == NodeKind.OBJECT) | (cs.kind == NodeKind.FIELD))
+    last_obj = int(in_object[-1]) if in_object.size else -1
+    fns = np.flatnonzero(is_fn)
+    yield f"{cs.n_nodes}\n{last_obj}\n{int(fns[-1]) if fns.size else -1}\n"
+    for v, (size, fn) in enumerate(zip(cs.obj_size.tolist(), is_fn.astype(np.int8).tolist())):
+        yield f"{v},{size},{fn}\n"
+
+
+def format_constraints(cs: ConstraintSet) -> Iterable[str]:
+    """Lines of a constraints file: five counts, then ``id,src,dst,type,offset`` per constraint."""
+    yield "# number of constraints of each type (address-of, copy, load, store, gep)\n"
+    yield ",".join(str(cs.count(k)) for k in EDGE_KINDS) + "\n"
+    cid = 0
+    for type_id, kind_name in enumerate(EDGE_KINDS):
+        yield f"\n# {kind_name} constraints\n# format: id, src, dst, type, offset\n"
+        dst, src = cs.columns(kind_name)[:2]
+        offsets = cs.gep_offset.tolist() if kind_name == "gep" else [0] * len(dst)
+        for d, s, o in zip(dst.tolist(), src.tolist(), offsets):
+            yield f"{cid},{s},{d},{type_id},{o}\n"
+            cid += 1
+
+
+def format_hcd(cs: ConstraintSet) -> Iterable[str]:
+    """Lines of an HCD file: offline merges ``y,x`` (rep(y) = x), then the HCD table."""
+    merged = np.flatnonzero(cs.rep != np.arange(cs.n_nodes))
+    yield "# first row: number of offline HCD merges. <y,x> means rep(y) = x\n"
+    yield f"{merged.size}\n"
+    for y, x in zip(merged.tolist(), cs.rep[merged].tolist()):
+        yield f"{y},{x}\n"
+    yield ("# <y,x> means that *x is PTS-equivalent to y. "
+           "1st row: number of different 'y', number of pairs\n")
+    yield f"{np.unique(cs.hcd_target).size},{len(cs.hcd_ptr)}\n"
+    for p, t in zip(cs.hcd_ptr.tolist(), cs.hcd_target.tolist()):
+        yield f"{t},{p}\n"
+
+
+def write_paper(cs: ConstraintSet, nodes_path: str | os.PathLike, use_hcd: bool = True) -> list[Path]:
+    """Write ``cs`` as a paper dump named by its nodes file; all files appear or none.
+
+    With ``use_hcd`` (default) the constraints go to ``B_constraints_after_hcd``
+    and the offline merges and HCD table to ``B_hcd``, which is what
+    :func:`read_paper` reads by default; without, to ``B_constraints`` alone.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    InputError
+        See :func:`check_paper_compatible`; or the name is not ``B_nodes...``.
+    """
+    targets = paper_names(nodes_path, use_hcd)
+    check_paper_compatible(cs, use_hcd, str(nodes_path))
+    writers = {"nodes": format_nodes, "constraints": format_constraints, "hcd": format_hcd}
+    with contextlib.ExitStack() as stack:  # renames happen only if every file was written
+        for key, path in targets.items():
+            fh = stack.enter_context(atomic_output(path))
+            fh.writelines(writers[key](cs))
+    return list(targets.values())

@@ -1,0 +1,107 @@
+"""The ``andersen-gpu`` command line: ``main(argv) -> int`` and its exit codes.
+
+Each subcommand is a module of :mod:`andersen_gpu.commands` named in
+:data:`COMMAND_MODULES`; adding one is a new module plus one name here. A
+command module exposes ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int`` (see :mod:`andersen_gpu.commands`).
+
+Errors never reach the user as tracebacks: bad input (:class:`InputError`)
+and usage errors print one ``andersen-gpu: error: ...`` line and exit 2, an
+unavailable backend exits 3, Ctrl-C exits 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import importlib
+import sys
+
+from constraints.errors import InputError
+
+PROG = "andersen-gpu"
+
+#: Subcommand modules under :mod:`andersen_gpu.commands`, in ``--help`` order.
+COMMAND_MODULES = ("solve", "convert", "info")
+
+
+class ExitCode(enum.IntEnum):
+    """Exit status of :func:`main`."""
+
+    OK = 0
+    CHECK_FAILED = 1          # a requested verification found differences
+    BAD_INPUT = 2             # bad input file or bad command line
+    BACKEND_UNAVAILABLE = 3   # the requested backend cannot run here
+    INTERRUPTED = 130         # Ctrl-C (128 + SIGINT)
+
+
+class UsageError(Exception):
+    """A command-line error found by argparse (reported with the usage line)."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str):
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises :class:`UsageError` instead of exiting."""
+
+    def error(self, message: str):
+        raise UsageError(self, message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with one subparser per entry of :data:`COMMAND_MODULES`."""
+    from . import __version__
+
+    parser = _Parser(prog=PROG, description="Inclusion-based (Andersen) points-to analysis, solved on a GPU "
+                     "with CPU solvers beside it.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
+    for module_name in COMMAND_MODULES:
+        module = importlib.import_module(f"andersen_gpu.commands.{module_name}")
+        p = sub.add_parser(module.NAME, help=module.HELP, description=module.__doc__ or module.HELP,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(p)
+        p.set_defaults(run=module.run)
+    return parser
+
+
+def error(message: str) -> None:
+    """Print one ``andersen-gpu: error: ...`` line on stderr."""
+    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return an :class:`ExitCode`."""
+    from .solve import BackendUnavailable
+
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except UsageError as exc:
+            exc.parser.print_usage(sys.stderr)
+            error(exc.message)
+            return ExitCode.BAD_INPUT
+        except SystemExit as exc:  # --help and --version exit through argparse
+            return ExitCode.OK if exc.code in (0, None) else ExitCode.BAD_INPUT
+        return ExitCode(args.run(args))
+    except InputError as exc:
+        error(str(exc))
+        return ExitCode.BAD_INPUT
+    except BackendUnavailable as exc:
+        error(str(exc))
+        return ExitCode.BACKEND_UNAVAILABLE
+    except KeyboardInterrupt:
+        error("interrupted")
+        return ExitCode.INTERRUPTED
+    except OSError as exc:  # e.g. an output folder that does not exist
+        error(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc))
+        return ExitCode.BAD_INPUT
+
+
+def console_main() -> None:
+    """Entry point of the ``andersen-gpu`` console script."""
+    sys.exit(int(main()))

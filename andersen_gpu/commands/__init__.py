@@ -1,0 +1,52 @@
+"""Subcommands of the ``andersen-gpu`` command line, one module each.
+
+A command module exposes:
+
+``NAME``
+    the subcommand's name on the command line;
+``HELP``
+    one line for ``andersen-gpu --help`` (the module docstring becomes the
+    subcommand's own ``--help`` text);
+``add_arguments(parser)``
+    adds its arguments to an :class:`argparse.ArgumentParser`;
+``run(args) -> int``
+    does the work and returns an :class:`andersen_gpu.cli.ExitCode`. Bad
+    input is raised as :class:`constraints.InputError`, an unusable backend
+    as :class:`andersen_gpu.BackendUnavailable`; the CLI turns both into one
+    error line and an exit code.
+
+Register a new module by adding its name to
+:data:`andersen_gpu.cli.COMMAND_MODULES`. Every registered module is imported
+to build the parser, so keep heavy imports inside ``run``.
+
+The helpers below are shared by several commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from constraints.model import ConstraintSet
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """``INPUT`` and ``--no-hcd``: the arguments of every command that reads a constraint set."""
+    parser.add_argument("input", metavar="INPUT",
+                        help="constraint set: .acs/.acs.gz, .npz, a paper dump's B_nodes.txt[.gz], "
+                             "or LLVM input (.bc/.ll/.c/.cc/.cpp)")
+    parser.add_argument("--no-hcd", action="store_true",
+                        help="paper dumps: read the original B_constraints instead of "
+                             "B_constraints_after_hcd + B_hcd")
+
+
+def load_input(args: argparse.Namespace) -> ConstraintSet:
+    """Load ``args.input`` (progress bar on large inputs when stderr is a terminal)."""
+    from constraints import io
+
+    return io.load(args.input, use_hcd=not args.no_hcd, progress=None)
+
+
+def note(message: str) -> None:
+    """One informational line on stderr (kept off stdout, which carries results)."""
+    print(f"andersen-gpu: {message}", file=sys.stderr)

@@ -1,0 +1,129 @@
+"""Solve a constraint set: compute the points-to set of every node.
+
+INPUT is one of our dumps (.acs, .acs.gz, .npz), a paper dump named by its
+nodes file (siblings found by name), or LLVM input. ``--backend auto`` uses
+the GPU when CuPy sees one, else the CPU solver, else the reference solver,
+and says which on stderr.
+
+Checks: ``--verify-against FILE`` compares with a solution file (ours or the
+paper's ``B_correct_soln_001.txt.gz``), ``--verify BACKEND`` solves again
+with another backend; either prints the first differences and exits 1 on any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from ..solution import Solution
+from ..solve import BACKENDS, BackendUnavailable, gpu_available, solve
+from . import add_input_arguments, load_input, note
+
+NAME = "solve"
+HELP = "solve a constraint set (and optionally verify the solution)"
+SOLUTION_SUFFIXES = (".npz", ".txt", ".txt.gz")
+DIFF_LIMIT = 10
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("--backend", choices=("auto",) + BACKENDS, default="auto",
+                        help="solver to use (default: auto = gpu if present, else cpu, else reference)")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="write the solution: .npz (ours) or .txt/.txt.gz (the paper's solution format)")
+    parser.add_argument("--verify-against", metavar="SOLUTION",
+                        help="compare with a solution file (.npz or the paper's text format); exit 1 on any difference")
+    parser.add_argument("--verify", metavar="BACKEND", choices=("auto",) + BACKENDS,
+                        help="solve again with BACKEND and compare; exit 1 on any difference")
+    parser.add_argument("--stats", action="store_true", help="print solver statistics and counts")
+
+
+def run(args: argparse.Namespace) -> int:
+    from constraints.errors import InputError
+
+    from ..cli import ExitCode
+
+    if args.output is not None and not args.output.endswith(SOLUTION_SUFFIXES):
+        raise InputError("cannot tell the solution format from the name (expected .npz, .txt or .txt.gz)",
+                         args.output)
+    cs = load_input(args)
+    expected = Solution.load(args.verify_against) if args.verify_against else None
+
+    sol = solve_with(cs, args.backend)
+    print(f"solved {args.input}: {cs.n_nodes:,} nodes, {sol.n_edges:,} points-to edges "
+          f"in {sol.n_sets:,} distinct sets ({_backend_and_time(sol)})")
+    if args.stats:
+        for line in _stats_lines(cs, sol):
+            print(line)
+    if args.output is not None:
+        if args.output.endswith(".npz"):
+            sol.save(args.output)
+        else:
+            sol.write_paper(args.output)
+        print(f"wrote {args.output}")
+
+    status = ExitCode.OK
+    if args.verify is not None:
+        other = solve_with(cs, args.verify)
+        status = max(status, _compare(sol, other, f"backend {_backend_name(other, args.verify)}", "verify"))
+    if expected is not None:
+        status = max(status, _compare(sol, expected, args.verify_against, "expected"))
+    return status
+
+
+def solve_with(cs, requested: str) -> Solution:
+    """Solve with ``requested``; ``auto`` tries gpu, cpu, reference in turn and says which it used."""
+    if requested != "auto":
+        return solve(cs, backend=requested)
+    ok, why = gpu_available()
+    candidates = ["gpu", "cpu", "reference"] if ok else ["cpu", "reference"]
+    note(f"backend auto: using {candidates[0]} ({why})" if ok else
+         f"backend auto: no usable GPU ({why}); using {candidates[0]}")
+    for i, name in enumerate(candidates):
+        try:
+            return solve(cs, backend=name)
+        except BackendUnavailable as exc:
+            if i + 1 == len(candidates):
+                raise
+            note(f"backend auto: {exc}; falling back to {candidates[i + 1]}")
+    raise AssertionError("unreachable")
+
+
+def _compare(sol: Solution, other: Solution, what: str, other_label: str) -> int:
+    """Print whether ``sol`` equals ``other`` (from ``what``); CHECK_FAILED on any difference."""
+    from ..cli import ExitCode
+
+    report = sol.diff_report(other, limit=DIFF_LIMIT, labels=("solved", other_label))
+    if not report:
+        print(f"verified against {what}: identical ({sol.n_nodes:,} nodes)")
+        return ExitCode.OK
+    print(f"MISMATCH against {what}:")
+    print(report)
+    print(f"andersen-gpu: check failed: solution differs from {what}", file=sys.stderr)
+    return ExitCode.CHECK_FAILED
+
+
+def _backend_name(sol: Solution, fallback: str) -> str:
+    return sol.stats.backend if sol.stats is not None and sol.stats.backend else fallback
+
+
+def _backend_and_time(sol: Solution) -> str:
+    if sol.stats is None:
+        return "no statistics"
+    return f"{sol.stats.backend}, {sol.stats.solve_ms:,.1f} ms"
+
+
+def _stats_lines(cs, sol: Solution) -> list[str]:
+    lines = list(sol.stats.lines()) if sol.stats is not None else []
+    sizes = np.diff(sol.set_indptr)[sol.node_set] if sol.n_nodes else np.zeros(0, np.int64)
+    lines += [
+        f"nodes: {cs.n_nodes:,}",
+        f"constraints: {cs.n_constraints:,}",
+        f"points-to edges: {sol.n_edges:,}",
+        f"distinct sets: {sol.n_sets:,}",
+        f"nodes with a non-empty set: {int(np.count_nonzero(sizes)):,}",
+        f"largest set: {int(sizes.max()) if sizes.size else 0:,}",
+    ]
+    return lines

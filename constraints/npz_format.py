@@ -1,0 +1,101 @@
+"""Our compact binary format for constraint sets: a NumPy ``.npz`` archive.
+
+Members (all plain arrays, readable with ``allow_pickle=False``):
+
+* ``format``: the string ``"andersen-gpu-constraints-1"``;
+* ``n_nodes``, ``int_to_pointer``: int64 scalars;
+* ``obj_size``, ``kind`` and the eleven constraint columns of
+  :class:`~constraints.model.ConstraintSet`, plus ``hcd_ptr``/``hcd_target``;
+* ``offline_rep``: only when the set carries offline merges;
+* ``names_blob``/``names_offsets`` and ``locations_blob``/``locations_offsets``:
+  only when present; the UTF-8 bytes of all strings back to back, and the
+  int64 end offset of each.
+
+Reading then writing is exact.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from dataclasses import fields
+
+import numpy as np
+
+from .atomic import atomic_output
+from .errors import InputError
+from .model import ConstraintSet
+
+FORMAT_TAG = "andersen-gpu-constraints-1"
+SUFFIX = ".npz"
+_STRING_FIELDS = ("names", "locations")
+_SCALAR_FIELDS = ("n_nodes", "int_to_pointer")
+
+
+def write_npz(cs: ConstraintSet, path: str | os.PathLike) -> None:
+    """Write ``cs`` to ``path`` as a compressed ``.npz``, atomically."""
+    members: dict[str, np.ndarray] = {"format": np.array(FORMAT_TAG)}
+    for f in fields(cs):
+        value = getattr(cs, f.name)
+        if value is None:
+            continue
+        if f.name in _SCALAR_FIELDS:
+            members[f.name] = np.array(value, np.int64)
+        elif f.name in _STRING_FIELDS:
+            members[f"{f.name}_blob"], members[f"{f.name}_offsets"] = _pack_strings(value)
+        else:
+            members[f.name] = value
+    with atomic_output(path, binary=True, compress=False) as fh:
+        np.savez_compressed(fh, **members)
+
+
+def read_npz(path: str | os.PathLike) -> ConstraintSet:
+    """Read a constraint set written by :func:`write_npz`.
+
+    Raises
+    ------
+    InputError
+        The file is missing, not a zip archive, truncated, not of this format,
+        lacks a member, or holds a set that fails validation.
+    """
+    src = str(path)
+    if not os.path.isfile(src):
+        raise InputError("no such file", src)
+    try:
+        with np.load(src, allow_pickle=False) as z:
+            if "format" not in z.files or str(z["format"]) != FORMAT_TAG:
+                raise InputError(f"not an andersen-gpu constraint set (.npz without format={FORMAT_TAG!r})", src)
+            values = {}
+            for f in fields(ConstraintSet):
+                if f.name in _STRING_FIELDS:
+                    if f"{f.name}_blob" in z.files:
+                        values[f.name] = _unpack_strings(z[f"{f.name}_blob"], z[f"{f.name}_offsets"], src, f.name)
+                elif f.name in z.files:
+                    values[f.name] = int(z[f.name]) if f.name in _SCALAR_FIELDS else z[f.name]
+                elif f.name not in ("offline_rep",):
+                    raise InputError(f"member {f.name!r} missing", src)
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"unreadable .npz ({exc.__class__.__name__}: {exc})", src) from None
+    try:
+        return ConstraintSet(**values)
+    except InputError as exc:
+        raise exc.at(src) from None
+
+
+def _pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:
+    encoded = [s.encode("utf-8") for s in strings]
+    offsets = np.cumsum([len(b) for b in encoded], dtype=np.int64)
+    return np.frombuffer(b"".join(encoded), np.uint8), offsets
+
+
+def _unpack_strings(blob: np.ndarray, offsets: np.ndarray, src: str, what: str) -> tuple[str, ...]:
+    data = blob.astype(np.uint8, copy=False).tobytes()
+    ends = offsets.astype(np.int64).tolist()
+    if any(b < a for a, b in zip([0] + ends, ends)) or (ends[-1] if ends else 0) != len(data):
+        raise InputError(f"{what}: string offsets do not fit the data", src)
+    try:
+        return tuple(data[a:b].decode("utf-8") for a, b in zip([0] + ends[:-1], ends))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what}: not UTF-8 ({exc.reason})", src) from None

@@ -1,0 +1,272 @@
+"""The ``andersen-gpu`` command line: commands, exit codes, the README's commands, ``.ci/run``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import andersen_gpu.commands.solve as solve_command
+from andersen_gpu import BackendUnavailable, Solution
+from andersen_gpu.cli import COMMAND_MODULES, ExitCode, main
+from constraints import io
+from constraints.model import ConstraintSet
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "linked_list.acs"
+EXAMPLE_SOLUTION = ROOT / "examples" / "linked_list.solution.txt"
+README = ROOT / "README.md"
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    cs = ConstraintSet.from_lists(5, obj_size={3: 1, 4: 1}, addr=[(0, 3), (1, 4)], copy=[(2, 0)],
+                                  store=[(0, 1)], names=["p", "q", "r", "o", "t"])
+    path = tmp_path / "small.acs"
+    io.save(cs, path)
+    return path
+
+
+def test_exit_codes_are_the_documented_ones() -> None:
+    assert {c.name: int(c) for c in ExitCode} == {
+        "OK": 0, "CHECK_FAILED": 1, "BAD_INPUT": 2, "BACKEND_UNAVAILABLE": 3, "INTERRUPTED": 130}
+
+
+def test_every_command_module_follows_the_protocol() -> None:
+    import importlib
+
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"andersen_gpu.commands.{name}")
+        assert isinstance(module.NAME, str) and isinstance(module.HELP, str)
+        assert callable(module.add_arguments) and callable(module.run)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["solve", "--help"], ["convert", "--help"], ["info", "--help"],
+                                  ["--version"]])
+def test_help_everywhere(argv: list[str], capsys: pytest.CaptureFixture) -> None:
+    assert main(argv) == ExitCode.OK
+    assert capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [[], ["frobnicate"], ["solve"], ["solve", "x.acs", "--backend", "tpu"],
+                                  ["convert", "x.acs"], ["solve", "x.acs", "--no-such-flag"]])
+def test_usage_errors_exit_2_without_traceback(argv: list[str], capsys: pytest.CaptureFixture) -> None:
+    assert main(argv) == ExitCode.BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("andersen-gpu: error: ")
+    assert "Traceback" not in err
+
+
+def test_solve_writes_both_solution_formats(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    for name in ("s.npz", "s.txt", "s.txt.gz"):
+        assert main(["solve", str(small), "--backend", "reference", "-o", str(tmp_path / name)]) == ExitCode.OK
+    a, b, c = (Solution.load(tmp_path / n) for n in ("s.npz", "s.txt", "s.txt.gz"))
+    assert a == b == c
+    assert a.points_to(2).tolist() == [3] and a.points_to(3).tolist() == [4]
+    out = capsys.readouterr().out
+    assert "solved" in out and f"wrote {tmp_path / 's.npz'}" in out
+
+
+def test_solve_stats(small: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["solve", str(small), "--backend", "reference", "--stats"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "backend: reference" in out and "points-to edges: 4" in out and "constraints: 4" in out
+
+
+def test_verify_against_passes_and_fails(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    good = tmp_path / "good.txt"
+    assert main(["solve", str(small), "--backend", "reference", "-o", str(good)]) == ExitCode.OK
+    assert main(["solve", str(small), "--backend", "reference", "--verify-against", str(good)]) == ExitCode.OK
+    assert "identical" in capsys.readouterr().out
+    bad = tmp_path / "bad.txt"
+    bad.write_text(good.read_text().replace("[1, 3] => [4]", "[1, 3] => [3, 4]"))
+    assert bad.read_text() != good.read_text()
+    assert main(["solve", str(small), "--backend", "reference", "--verify-against", str(bad)]) \
+        == ExitCode.CHECK_FAILED
+    captured = capsys.readouterr()
+    assert "MISMATCH" in captured.out and "node 1 (q)" in captured.out
+    assert "check failed" in captured.err
+
+
+def test_verify_with_second_backend(small: Path, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture) -> None:
+    assert main(["solve", str(small), "--backend", "reference", "--verify", "reference"]) == ExitCode.OK
+    assert "identical" in capsys.readouterr().out
+
+    real_solve = solve_command.solve
+    calls = []
+
+    def wrong_second_solve(cs, backend):
+        calls.append(backend)
+        sol = real_solve(cs, backend="reference")
+        if len(calls) == 1:
+            return sol
+        sets = [sol.points_to(v).tolist() for v in range(sol.n_nodes)]
+        sets[2] = []
+        return Solution.from_sets(sets)
+
+    monkeypatch.setattr(solve_command, "solve", wrong_second_solve)
+    assert main(["solve", str(small), "--backend", "reference", "--verify", "cpu"]) == ExitCode.CHECK_FAILED
+    assert calls == ["reference", "cpu"]
+    assert "node 2 (r)" in capsys.readouterr().out
+
+
+def test_auto_falls_back_and_says_so(small: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture) -> None:
+    real_solve = solve_command.solve
+    tried = []
+
+    def only_reference(cs, backend):
+        tried.append(backend)
+        if backend != "reference":
+            raise BackendUnavailable(f"{backend} backend unavailable: not here")
+        return real_solve(cs, backend=backend)
+
+    monkeypatch.setattr(solve_command, "gpu_available", lambda: (False, "no CUDA device"))
+    monkeypatch.setattr(solve_command, "solve", only_reference)
+    assert main(["solve", str(small), "--backend", "auto"]) == ExitCode.OK
+    assert tried == ["cpu", "reference"]
+    err = capsys.readouterr().err
+    assert "no usable GPU (no CUDA device); using cpu" in err and "falling back to reference" in err
+
+
+def test_unavailable_backend_exits_3(small: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture) -> None:
+    def unavailable(cs, backend):
+        raise BackendUnavailable(f"{backend} backend unavailable: no CUDA device")
+
+    monkeypatch.setattr(solve_command, "solve", unavailable)
+    assert main(["solve", str(small), "--backend", "gpu"]) == ExitCode.BACKEND_UNAVAILABLE
+    assert capsys.readouterr().err == "andersen-gpu: error: gpu backend unavailable: no CUDA device\n"
+
+
+def test_interrupt_exits_130(small: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                             capsys: pytest.CaptureFixture) -> None:
+    def interrupted(cs, backend):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solve_command, "solve", interrupted)
+    out = tmp_path / "s.npz"
+    assert main(["solve", str(small), "--backend", "reference", "-o", str(out)]) == ExitCode.INTERRUPTED
+    assert not out.exists()
+    assert capsys.readouterr().err == "andersen-gpu: error: interrupted\n"
+
+
+def test_unwritable_output_exits_2(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "no" / "such" / "dir" / "s.npz"
+    assert main(["solve", str(small), "--backend", "reference", "-o", str(out)]) == ExitCode.BAD_INPUT
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("andersen-gpu: error: ") and "No such file" in err[0]
+
+
+def test_convert_and_info(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["convert", str(small), "-o", str(tmp_path / "s.npz")]) == ExitCode.OK
+    assert io.load(tmp_path / "s.npz") == io.load(small)
+    assert main(["info", str(tmp_path / "s.npz")]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "format: npz" in out and "nodes: 5" in out and "addr 2" in out
+
+
+def test_no_hcd_reads_the_original_constraints(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from constraints import paper_format
+
+    nodes = tmp_path / "p_nodes.txt.gz"
+    after_hcd = ConstraintSet.from_lists(3, obj_size={2: 1}, kind=[1, 1, 1], addr=[(0, 2)], int_to_pointer=1,
+                                         offline_rep=[0, 0, 2])
+    original = after_hcd.replace(offline_rep=None, copy_dst=[1], copy_src=[0])
+    paper_format.write_paper(after_hcd, nodes)
+    paper_format.write_paper(original, nodes, use_hcd=False)
+    assert main(["info", str(nodes), "--no-hcd"]) == ExitCode.OK
+    assert "copy 1" in capsys.readouterr().out
+    assert main(["info", str(nodes)]) == ExitCode.OK
+    assert "copy 0" in capsys.readouterr().out
+    for flags in ([], ["--no-hcd"]):
+        assert main(["solve", str(nodes), "--backend", "reference", "-o", str(tmp_path / "s.npz")] + flags) == 0
+        assert Solution.load(tmp_path / "s.npz").points_to(1).tolist() == [2]
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "andersen_gpu", "info", str(EXAMPLE)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "nodes: 37" in done.stdout
+
+
+# ------------------------------------------------------------ README and CI
+def _readme_blocks(language: str) -> list[str]:
+    """The README's fenced code blocks tagged ``language`` ("" for untagged ones)."""
+    blocks, current, tag = [], None, ""
+    for line in README.read_text().splitlines():
+        if line.startswith("```"):
+            if current is None:
+                current, tag = [], line[3:].strip()
+            else:
+                if tag == language:
+                    blocks.append("\n".join(current) + "\n")
+                current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
+def _readme_commands() -> list[str]:
+    """Lines of the README's ``sh`` code blocks, in order."""
+    return [line.strip() for block in _readme_blocks("sh") for line in block.splitlines() if line.strip()]
+
+
+def test_readme_first_command_solves_the_shipped_example(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    first = _readme_commands()[0]
+    assert first == f"andersen-gpu solve examples/{EXAMPLE.name} --backend auto"
+    out = tmp_path / "s.txt"
+    argv = first.split()[1:]
+    argv[1] = str(ROOT / argv[1])
+    assert main(argv + ["-o", str(out)]) == ExitCode.OK
+    assert Solution.load(out) == Solution.load(EXAMPLE_SOLUTION)
+    assert "backend auto" in capsys.readouterr().err
+
+
+def test_example_solution_by_name() -> None:
+    cs = io.load(EXAMPLE)
+    sol = Solution.load(EXAMPLE_SOLUTION)
+    sol.names = cs.names
+    assert sol.points_to_names("main:%r") == ["a", "b"]           # via the function pointer
+    assert sol.points_to_names("main:%s") == ["a", "b"]           # via the direct call
+    assert sol.points_to_names("main:%w") == []                   # load through int-to-pointer
+    assert sol.points_to_names("main:%past") == []                # gep past the object
+    assert sol.points_to_names("head") == ["n1", "n2"]
+
+
+def test_readme_test_command_is_what_ci_runs() -> None:
+    install_and_test = "python3 -m pip install -e '.[test]' && python3 -m pytest"
+    assert _readme_commands()[1] == install_and_test
+    ci = (ROOT / ".ci" / "run").read_text()
+    for part in install_and_test.split(" && "):
+        assert part in ci
+
+
+def test_readme_python_api_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (code,) = _readme_blocks("python")
+    assert len(code.strip().splitlines()) <= 10
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(code.replace('"examples/', f'"{ROOT}/examples/'), "README.md", "exec"), namespace)
+    sol = namespace["sol"]
+    assert sol.may_alias("main:%r", "main:%s")
+    assert (tmp_path / "copy.npz").is_file() and (tmp_path / "solution.npz").is_file()
+
+
+def test_readme_text_format_sample_parses(tmp_path: Path) -> None:
+    (sample,) = [b for b in _readme_blocks("") if b.startswith("andersen-constraints")]
+    (tmp_path / "sample.acs").write_text(sample)
+    cs = io.load(tmp_path / "sample.acs")
+    assert cs.node_id("q") == 3 and cs.count("gep") == 1
+
+
+def test_ci_script_is_executable_bash() -> None:
+    ci = ROOT / ".ci" / "run"
+    assert ci.stat().st_mode & 0o111
+    assert subprocess.run(["bash", "-n", str(ci)]).returncode == 0
+    text = ci.read_text()
+    assert "set -euo pipefail" in text and "nvcc -arch=sm_90" in text and '"$status" -eq 5' in text
