@@ -1,0 +1,80 @@
+"""The LLVM front end: whole C/C++ programs (bitcode, IR or source) to constraints.
+
+The only package of the project that imports llvmlite (through
+:mod:`.inputs`). Typical use::
+
+    from constraints.llvm import extract_with_stats
+    cs, stats = extract_with_stats(["prog.bc"])
+    print("\\n".join(stats.lines()))
+
+Node names map back to the program: ``@g`` (a global's address), ``*@g`` and
+``*@g#k`` (its memory object and field slot ``k``), ``f:%x`` (a value or
+argument of function ``f``), ``*f:%x`` (the object of an ``alloca`` or an
+allocation call), ``@f`` (a function, whose slots are ``@f#ret``,
+``@f#argK`` and ``@f#va``); ``locations`` holds ``file:line`` where the
+bitcode has debug information.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+from ..model import ConstraintSet
+from .extractor import AliasCheck, ExtractStats, ModuleExtractor
+
+__all__ = ["extract", "extract_with_stats", "extract_text", "ExtractStats", "AliasCheck"]
+
+
+def extract_text(text: str, inputs: Iterable[str] = (), progress=None) -> tuple[ConstraintSet, ExtractStats]:
+    """Constraints of one module given as textual LLVM IR (already verified).
+
+    Parameters
+    ----------
+    text : the module as printed by LLVM
+    inputs : input names for the report
+    progress : optional tqdm-like factory ``progress(total=n)`` for a bar over IR lines
+
+    Returns
+    -------
+    (ConstraintSet, ExtractStats)
+    """
+    return ModuleExtractor(text, inputs, progress).run()
+
+
+def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), progress=None
+                       ) -> tuple[ConstraintSet, ExtractStats]:
+    """Read, compile and link ``paths`` into one program and extract its constraints.
+
+    Parameters
+    ----------
+    paths : ``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp`` files (linked together)
+    clang_flags : extra flags for compiling sources (``-I``, ``-D``)
+    progress : optional tqdm-like factory for a progress bar
+
+    Returns
+    -------
+    (ConstraintSet, ExtractStats)
+        The constraints, with names and locations, and a report of counts,
+        unmodelled external calls and alias assertions.
+
+    Raises
+    ------
+    InputError
+        Unreadable, invalid or uncompilable input, or a missing compiler.
+    """
+    import time
+
+    from .inputs import module_text
+
+    t0 = time.perf_counter()
+    text, names = module_text(paths, clang_flags)
+    t1 = time.perf_counter()
+    cs, stats = extract_text(text, names, progress)
+    stats.seconds = {"read": t1 - t0, **stats.seconds}
+    return cs, stats
+
+
+def extract(paths: "list[str | os.PathLike]", **opts) -> ConstraintSet:
+    """Like :func:`extract_with_stats`, returning only the constraint set."""
+    return extract_with_stats(paths, **opts)[0]

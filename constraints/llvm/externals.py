@@ -1,0 +1,252 @@
+"""Models of external functions: what a call does to points-to sets.
+
+Each model is a short tuple of effects, applied by the extractor at a direct
+call to a function the program does not define. In an effect, an integer
+``a`` is the call's 0-based argument ``a``, ``"*a"`` is what argument ``a``
+points to (one load), ``"+a"`` is any address inside the objects argument
+``a`` points to (an element of an array) and ``"ret"`` is the call's result.
+
+========================  ==========================================================
+effect                    meaning
+========================  ==========================================================
+``("alloc",)``            the result points to a fresh heap object of this call site
+``("alloc_out", a)``      ``*arg[a]`` receives a fresh heap object (posix_memalign)
+``("static",)``           the result points to one object per callee (getenv, ...)
+``("keep", a)``           that per-callee object receives ``arg[a]`` (signal's handler)
+``("ret_kept",)``         the result may be what the per-callee object holds
+``("ret_arg", a)``        the result may be ``a``
+``("ret_into", a)``       the result may point anywhere inside the objects ``a`` points to
+``("copy", d, s)``        every slot of ``*s`` flows to the same slot of ``*d``
+``("store_into", d, s)``  ``*d`` receives pointers anywhere inside ``s``'s objects (strtol)
+``("call", f, args)``     ``f`` is called with ``args``; an argument ``"int"`` passes no
+                          pointer, ``"static"`` passes the per-callee object
+``("throw", a)``          ``a`` becomes the in-flight exception
+``("va_start", a)``       ``*arg[a]`` (a va_list) is set to this function's varargs
+``("va_copy", d, s)``     va_list copy
+``()``                    no effect on pointers (printf, strlen, free, ...)
+========================  ==========================================================
+
+:func:`model_for` also understands ``llvm.*`` intrinsics by their base name.
+Anything without a model is reported by the extractor, never dropped silently.
+"""
+
+from __future__ import annotations
+
+ALLOC = (("alloc",),)
+STATIC = (("static",),)
+NONE = ()
+RET0 = (("ret_arg", 0),)
+RET_INTO0 = (("ret_into", 0),)
+MEMCPY = (("copy", 0, 1), ("ret_arg", 0))
+
+MODELS: dict[str, tuple] = {}
+
+
+def _add(names: str, model: tuple) -> None:
+    for name in names.split():
+        MODELS[name] = model
+
+
+# allocation
+_add("freopen64 tmpfile64 malloc calloc valloc pvalloc aligned_alloc memalign strdup strndup __strdup __strndup "
+     "_Znwm _Znam _ZnwmRKSt9nothrow_t _ZnamRKSt9nothrow_t _ZnwmSt11align_val_t _ZnamSt11align_val_t "
+     "_ZnwmSt11align_val_tRKSt9nothrow_t _ZnamSt11align_val_tRKSt9nothrow_t _Znwj _Znaj "
+     "__cxa_allocate_exception mmap mmap64 fopen fopen64 fdopen freopen tmpfile popen opendir fdopendir "
+     "open_memstream fmemopen tempnam get_current_dir_name newlocale duplocale dlopen", ALLOC)
+_add("realloc reallocarray", (("alloc",), ("copy", "ret", 0), ("ret_arg", 0)))  # may grow in place
+_add("posix_memalign", (("alloc_out", 0),))
+_add("asprintf vasprintf", (("alloc_out", 0),))
+_add("getline getdelim", (("alloc_out", 0),))
+_add("scandir", (("alloc_out", 1),))
+_add("realpath", (("alloc",), ("ret_arg", 1)))
+_add("getcwd", (("alloc",), ("ret_arg", 0)))
+
+# objects owned by the library
+_add("getenv secure_getenv strerror localtime gmtime ctime asctime localtime_r gmtime_r getpwnam getpwuid "
+     "getgrnam getgrgid getpwent getgrent setlocale nl_langinfo tmpnam ttyname readdir readdir64 "
+     "__errno_location __h_errno_location __ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc inet_ntoa "
+     "gethostbyname gethostbyaddr getservbyname getprotobyname dlerror dlsym localeconv getlogin "
+     "strsignal ctermid getpass cuserid __environ_location gai_strerror hstrerror getmntent "
+     "textdomain bindtextdomain gettext dgettext dcgettext ngettext dngettext dcngettext "
+     "__libc_current_sigrtmin __libc_current_sigrtmax strerror_l", STATIC)
+MODELS["localtime_r"] = (("ret_arg", 1),)
+MODELS["gmtime_r"] = (("ret_arg", 1),)
+MODELS["ctime_r"] = (("ret_arg", 1),)
+MODELS["asctime_r"] = (("ret_arg", 1),)
+MODELS["gettext"] = (("static",), ("ret_arg", 0))
+MODELS["dgettext"] = (("static",), ("ret_arg", 1))
+MODELS["dcgettext"] = (("static",), ("ret_arg", 1))
+MODELS["ngettext"] = (("static",), ("ret_arg", 0), ("ret_arg", 1))
+MODELS["strerror_r"] = (("static",), ("ret_arg", 1))
+MODELS["__xpg_strerror_r"] = NONE
+
+# copying and returning an argument
+_add("memcpy memmove __memcpy_chk __memmove_chk llvm.memcpy llvm.memmove llvm.memcpy.inline "
+     "llvm.memcpy.element.unordered.atomic llvm.memmove.element.unordered.atomic", MEMCPY)
+MODELS["bcopy"] = (("copy", 1, 0),)
+MODELS["mempcpy"] = (("copy", 0, 1), ("ret_into", 0))
+MODELS["__mempcpy"] = MODELS["mempcpy"]
+MODELS["memccpy"] = (("copy", 0, 1), ("ret_into", 0))
+_add("strcpy strncpy strcat strncat __strcpy_chk __strncpy_chk __strcat_chk __strncat_chk memset "
+     "__memset_chk fgets fgets_unlocked gets strlwr strupr strrev", RET0)
+_add("stpcpy stpncpy __stpcpy_chk", RET_INTO0)
+_add("strchr strrchr strstr strcasestr strpbrk memchr memrchr rawmemchr strchrnul index rindex "
+     "basename __xpg_basename dirname", RET_INTO0)
+MODELS["strsep"] = (("ret_into", "*0"),)
+_add("strtok", (("static",), ("ret_into", 0)))
+MODELS["strtok_r"] = (("ret_into", 0), ("store_into", 2, 0), ("ret_into", "*2"))
+_add("strtol strtoul strtoll strtoull strtod strtof strtold strtoimax strtoumax strtol_l strtoul_l "
+     "strtod_l __strtol_internal __strtoul_internal __isoc23_strtol __isoc23_strtoul __isoc23_strtoll "
+     "__isoc23_strtoull", (("store_into", 1, 0),))
+_add("llvm.ptrmask llvm.launder.invariant.group llvm.strip.invariant.group llvm.threadlocal.address "
+     "llvm.preserve.array.access.index llvm.preserve.struct.access.index llvm.preserve.union.access.index "
+     "llvm.expect.with.probability.ptr", RET0)
+
+# callbacks
+MODELS["pthread_create"] = (("call", 2, (3,)),)
+MODELS["qsort"] = (("call", 3, ("+0", "+0")),)
+MODELS["qsort_r"] = (("call", 3, ("+0", "+0", 4)),)
+MODELS["bsearch"] = (("call", 4, (0, "+1")), ("ret_into", 1))
+MODELS["lfind"] = (("call", 4, (0, "+1")), ("ret_into", 1))
+MODELS["lsearch"] = MODELS["lfind"]
+MODELS["tsearch"] = (("call", 2, (0, 0)), ("alloc",))
+MODELS["tfind"] = (("call", 2, (0, 0)), ("static",))
+MODELS["tdelete"] = (("call", 2, (0, 0)), ("static",))
+MODELS["twalk"] = (("call", 1, ()),)
+MODELS["atexit"] = (("call", 0, ()),)
+MODELS["at_quick_exit"] = (("call", 0, ()),)
+MODELS["__cxa_atexit"] = (("call", 0, (1,)),)
+MODELS["on_exit"] = (("call", 0, ("int", 1)),)
+MODELS["pthread_once"] = (("call", 1, ()),)
+MODELS["pthread_key_create"] = (("call", 1, ()),)
+MODELS["pthread_atfork"] = (("call", 0, ()), ("call", 1, ()), ("call", 2, ()))
+MODELS["signal"] = (("call", 1, ("int",)), ("keep", 1), ("ret_kept",))
+MODELS["sigset"] = MODELS["signal"]
+MODELS["bsd_signal"] = MODELS["signal"]
+MODELS["sysv_signal"] = MODELS["signal"]
+MODELS["sigaction"] = (("copy", 2, 1), ("call", "*1", ("int", "static", "static")))
+MODELS["ftw"] = (("call", 1, ("static", "static")),)
+MODELS["nftw"] = (("call", 1, ("static", "static", "int", "static")),)
+
+# exceptions (C++ ABI)
+MODELS["__cxa_throw"] = (("throw", 0), ("call", 2, (0,)))
+MODELS["_Unwind_Resume"] = (("throw", 0),)
+# a caught pointer is the thrown pointer itself: the object or what it holds
+MODELS["__cxa_begin_catch"] = (("ret_arg", 0), ("ret_arg", "*0"))
+MODELS["__cxa_get_exception_ptr"] = MODELS["__cxa_begin_catch"]
+MODELS["__cxa_current_exception_type"] = STATIC
+
+# variable arguments
+_add("llvm.va_start", (("va_start", 0),))
+_add("llvm.va_copy", (("va_copy", 0, 1),))
+
+# no effect on points-to sets
+_add("""
+free cfree _ZdlPv _ZdaPv _ZdlPvm _ZdaPvm _ZdlPvSt11align_val_t _ZdaPvSt11align_val_t _ZdlPvmSt11align_val_t
+__cxa_free_exception __cxa_end_catch __cxa_rethrow __cxa_guard_acquire __cxa_guard_release __cxa_guard_abort
+__cxa_pure_virtual __cxa_deleted_virtual __cxa_bad_cast __cxa_bad_typeid __cxa_call_unexpected _ZSt9terminatev
+__gxx_personality_v0 __cxa_finalize __cxa_thread_atexit
+printf fprintf sprintf snprintf vprintf vfprintf vsprintf vsnprintf dprintf vdprintf __printf_chk __fprintf_chk
+__sprintf_chk __snprintf_chk __vfprintf_chk __vsnprintf_chk __vsprintf_chk __vprintf_chk
+scanf fscanf sscanf vscanf vfscanf vsscanf __isoc99_scanf __isoc99_fscanf __isoc99_sscanf __isoc99_vfscanf
+__isoc99_vsscanf __isoc23_scanf __isoc23_fscanf __isoc23_sscanf __isoc23_vfscanf __isoc23_vsscanf
+puts fputs fputc putc putchar fputs_unlocked fputc_unlocked putc_unlocked putchar_unlocked getc getchar fgetc
+getc_unlocked getchar_unlocked fgetc_unlocked ungetc fread fwrite fread_unlocked fwrite_unlocked fflush
+fflush_unlocked fclose pclose fseek fseeko fseeko64 ftell ftello ftello64 rewind feof ferror clearerr fileno
+feof_unlocked ferror_unlocked clearerr_unlocked fileno_unlocked setvbuf setbuf setlinebuf fgetpos fsetpos
+perror remove rename unlink rmdir mkdir chdir fchdir chmod fchmod chown fchown lchown access faccessat
+open open64 openat close read write pread pwrite lseek lseek64 dup dup2 dup3 pipe pipe2 fcntl ioctl fsync
+stat stat64 fstat fstat64 lstat lstat64 fstatat __xstat __fxstat __lxstat __xstat64 __fxstat64 __lxstat64
+statfs fstatfs statvfs fstatvfs truncate ftruncate link symlink readlink umask utime utimes futimes utimensat
+isatty tcgetattr tcsetattr tcgetpgrp tcsetpgrp cfgetospeed cfsetospeed cfgetispeed cfsetispeed tcflush
+tcdrain tcflow tcsendbreak ttyslot
+strlen strnlen strcmp strncmp strcasecmp strncasecmp strcoll strxfrm memcmp bcmp strspn strcspn strverscmp
+bzero explicit_bzero __explicit_bzero_chk wcslen
+atoi atol atoll atof abs labs llabs div ldiv rand srand random srandom rand_r drand48 srand48 lrand48 mrand48
+erand48 nrand48 jrand48 seed48 lcong48
+exit _exit _Exit abort quick_exit assert __assert_fail __assert_perror_fail __stack_chk_fail
+time clock gettimeofday clock_gettime clock_getres nanosleep sleep usleep alarm times difftime mktime timegm
+strftime tzset settimeofday getrusage getrlimit setrlimit getpriority setpriority
+getpid getppid getuid geteuid getgid getegid setuid setgid seteuid setegid setreuid setregid getpgrp setpgid
+getpgid setsid getsid getgroups setgroups kill raise killpg wait waitpid wait3 wait4 fork vfork execv execve
+execvp execl execlp execle system sigemptyset sigfillset sigaddset sigdelset sigismember sigprocmask
+pthread_sigmask sigsuspend sigpending sigaltstack siginterrupt sigsetjmp setjmp _setjmp longjmp siglongjmp
+__sigsetjmp _longjmp
+toupper tolower isalpha isdigit isalnum isspace isupper islower isprint isgraph ispunct iscntrl isxdigit
+isascii isblank toascii towupper towlower iswalpha iswdigit iswspace iswalnum iswupper iswlower iswprint
+sqrt sqrtf sqrtl pow powf powl exp expf expl exp2 log logf logl log10 log2 log1p expm1 sin sinf cos cosf tan
+tanf asin acos atan atan2 sinh cosh tanh floor floorf floorl ceil ceilf ceill fabs fabsf fabsl fmod fmodf fmodl
+round roundf lround llround trunc truncf rint nearbyint ldexp frexp modf hypot cbrt fmin fmax copysign
+isnan isinf finite __isnan __isinf __finite __fpclassify __signbit nan nanf
+pthread_join pthread_detach pthread_exit pthread_self pthread_equal pthread_mutex_init pthread_mutex_lock
+pthread_mutex_unlock pthread_mutex_trylock pthread_mutex_destroy pthread_cond_init pthread_cond_wait
+pthread_cond_timedwait pthread_cond_signal pthread_cond_broadcast pthread_cond_destroy pthread_attr_init
+pthread_attr_destroy pthread_attr_setstacksize pthread_attr_setdetachstate pthread_mutexattr_init
+pthread_mutexattr_settype pthread_mutexattr_destroy pthread_rwlock_init pthread_rwlock_rdlock
+pthread_rwlock_wrlock pthread_rwlock_unlock pthread_rwlock_destroy pthread_key_delete pthread_cancel
+pthread_kill sched_yield
+socket bind listen accept connect send recv sendto recvfrom shutdown setsockopt getsockopt htons htonl ntohs
+ntohl inet_addr inet_pton select poll epoll_create epoll_ctl epoll_wait
+munmap mprotect madvise msync mlock munlock
+dlclose closedir rewinddir telldir seekdir dirfd
+wctomb mbtowc mbrtowc wcrtomb mbstowcs wcstombs mblen mbrlen mbsinit btowc wctob wcwidth wcswidth iswctype
+wctype towctrans wctrans __ctype_get_mb_cur_max
+getopt getopt_long getopt_long_only
+setenv unsetenv putenv clearenv
+uname gethostname sethostname sysconf pathconf fpathconf getpagesize getdtablesize
+regcomp regexec regfree regerror fnmatch glob globfree wordexp wordfree
+sigreturn syscall prctl
+freelocale uselocale iconv_close
+endpwent setpwent endgrent setgrent
+flockfile funlockfile ftrylockfile mkstemp mkstemp64 mkostemp
+__fdelt_chk __read_chk __open_2 __open64_2 __poll_chk __longjmp_chk __realpath_chk __getcwd_chk
+__sprintf_chk __memcpy_chk_fail __chk_fail __builtin_unreachable
+""", NONE)
+for _i in ("lifetime.start lifetime.end dbg.declare dbg.value dbg.label dbg.assign va_end assume expect "
+           "objectsize trap debugtrap donothing prefetch stacksave stackrestore memset memset.inline "
+           "memset.element.unordered.atomic invariant.start invariant.end fabs sqrt pow exp log floor ceil "
+           "trunc round rint nearbyint copysign minnum maxnum minimum maximum fma fmuladd bswap ctpop ctlz "
+           "cttz fshl fshr abs smax smin umax umin sadd.with.overflow uadd.with.overflow ssub.with.overflow "
+           "usub.with.overflow smul.with.overflow umul.with.overflow sadd.sat uadd.sat ssub.sat usub.sat "
+           "is.constant is.fpclass bitreverse lrint llrint lround llround frameaddress returnaddress "
+           "eh.typeid.for experimental.noalias.scope.decl pseudoprobe sideeffect codeview.annotation "
+           "var.annotation ptr.annotation annotation clear_cache readcyclecounter get.rounding set.rounding "
+           "vector.reduce.add vector.reduce.or vector.reduce.and vector.reduce.umax vector.reduce.smax "
+           "vector.reduce.umin vector.reduce.smin vector.reduce.xor vector.reduce.mul").split():
+    MODELS["llvm." + _i] = NONE
+MODELS["llvm.stacksave"] = (("static",),)
+
+# C++-mangled and plain alias-assertion functions handled by the extractor
+ALIAS_CHECKS = ("MAYALIAS", "NOALIAS", "MUSTALIAS", "PARTIALALIAS", "EXPECTEDFAIL_MAYALIAS",
+                "EXPECTEDFAIL_NOALIAS")
+
+
+def intrinsic_base(name: str) -> str:
+    """``llvm.memcpy.p0.p0.i64`` → ``llvm.memcpy`` (strip overload suffixes)."""
+    parts = name.split(".")
+    while len(parts) > 2 and (parts[-1][:1] in ("p", "i", "f", "v", "s") and parts[-1][1:2].isdigit()
+                              or parts[-1] in ("f32", "f64", "f80", "f128", "isVoid") or parts[-1].startswith("nxv")):
+        parts.pop()
+    return ".".join(parts)
+
+
+def model_for(name: str):
+    """The model of external function ``name`` or None when there is none."""
+    m = MODELS.get(name)
+    if m is None and name.startswith("llvm."):
+        base = intrinsic_base(name)
+        m = MODELS.get(base)
+        if m is None:
+            # overloaded math / vector intrinsics: llvm.fabs.f64, llvm.umax.i32, ...
+            head = base
+            while m is None and "." in head[5:]:
+                head = head.rsplit(".", 1)[0]
+                m = MODELS.get(head)
+    return m
+
+# arguments whose product bounds an allocation's size in bytes (when constant)
+ALLOC_SIZE_ARGS = {
+    "malloc": (0,), "calloc": (0, 1), "_Znwm": (0,), "_Znam": (0,), "_Znwj": (0,), "_Znaj": (0,),
+    "_ZnwmRKSt9nothrow_t": (0,), "_ZnamRKSt9nothrow_t": (0,), "realloc": (1,), "reallocarray": (1, 2),
+    "aligned_alloc": (1,), "memalign": (1,), "__cxa_allocate_exception": (0,),
+}
