@@ -1,0 +1,181 @@
+"""Sparse bit-sets for the CPU solver (numba).
+
+A set is a uint64 array of interleaved elements ``[base, bits, base, bits, ...]``
+plus a separate length in elements: element ``i`` holds ids
+``64*base + t`` for every set bit ``t`` of ``bits``; bases strictly ascend and
+``bits`` is never 0. Capacity is ``len(array) // 2`` elements; a zero-capacity
+array may be shared (every write to it reallocates). Functions that can grow a
+set return the (possibly new) array and length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+ONE = np.uint64(1)
+
+
+@njit(cache=True)
+def element_of(x):
+    """(base, bit) of id ``x``."""
+    return np.uint64(x >> 6), ONE << np.uint64(x & 63)
+
+
+@njit(cache=True)
+def _grown(a, alen, need):
+    out = np.empty(2 * (need + need // 2 + 2), np.uint64)
+    out[:2 * alen] = a[:2 * alen]
+    return out
+
+
+@njit(cache=True)
+def add(a, alen, x):
+    """Insert id ``x``. Returns ``(a, alen, was_new)``."""
+    base, bit = element_of(x)
+    lo, hi = 0, alen
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[2 * mid] < base:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < alen and a[2 * lo] == base:
+        if a[2 * lo + 1] & bit:
+            return a, alen, False
+        a[2 * lo + 1] |= bit
+        return a, alen, True
+    if 2 * (alen + 1) > len(a):
+        a = _grown(a, alen, alen + 1)
+    for i in range(alen, lo, -1):
+        a[2 * i] = a[2 * i - 2]
+        a[2 * i + 1] = a[2 * i - 1]
+    a[2 * lo] = base
+    a[2 * lo + 1] = bit
+    return a, alen + 1, True
+
+
+@njit(cache=True)
+def or_into(a, alen, b, blen):
+    """``a |= b``. Returns ``(a, alen)``; in place when ``a`` has room."""
+    missing = 0
+    i = 0
+    for j in range(blen):
+        bb = b[2 * j]
+        while i < alen and a[2 * i] < bb:
+            i += 1
+        if i < alen and a[2 * i] == bb:
+            a[2 * i + 1] |= b[2 * j + 1]
+            i += 1
+        else:
+            missing += 1
+    if missing == 0:
+        return a, alen
+    need = alen + missing
+    if 2 * need > len(a):
+        a = _grown(a, alen, need)
+    # merge from the back: every write lands at or after the element it overwrites
+    i, j, k = alen - 1, blen - 1, need - 1
+    while j >= 0:
+        if i >= 0 and a[2 * i] > b[2 * j]:
+            a[2 * k] = a[2 * i]
+            a[2 * k + 1] = a[2 * i + 1]
+            i -= 1
+        elif i >= 0 and a[2 * i] == b[2 * j]:
+            a[2 * k] = a[2 * i]
+            a[2 * k + 1] = a[2 * i + 1]     # already or-ed above
+            i -= 1
+            j -= 1
+        else:
+            a[2 * k] = b[2 * j]
+            a[2 * k + 1] = b[2 * j + 1]
+            j -= 1
+        k -= 1
+    return a, need
+
+
+@njit(cache=True)
+def or_new(p, plen, s, slen):
+    """``p |= s``, also returning what was new: ``(p, plen, new, newlen)``.
+
+    One pass ORs the elements whose base ``p`` already has, in place; only
+    when ``s`` brings new bases is ``p`` merged again (in place when it has room).
+    """
+    new = np.empty(2 * slen, np.uint64)
+    k = 0
+    missing = 0
+    i = 0
+    for j in range(slen):
+        sb = s[2 * j]
+        while i < plen and p[2 * i] < sb:
+            i += 1
+        if i < plen and p[2 * i] == sb:
+            fresh = s[2 * j + 1] & ~p[2 * i + 1]
+            if fresh:
+                p[2 * i + 1] |= fresh
+                new[2 * k] = sb
+                new[2 * k + 1] = fresh
+                k += 1
+        else:
+            new[2 * k] = sb
+            new[2 * k + 1] = s[2 * j + 1]
+            k += 1
+            missing += 1
+    if missing:
+        p, plen = or_into(p, plen, new, k)
+    return p, plen, new, k
+
+
+@njit(cache=True)
+def xor(a, alen, b, blen):
+    """Symmetric difference as a new array. Returns ``(out, outlen)``."""
+    out = np.empty(2 * (alen + blen), np.uint64)
+    i = j = k = 0
+    while i < alen or j < blen:
+        if j >= blen or (i < alen and a[2 * i] < b[2 * j]):
+            base, bits = a[2 * i], a[2 * i + 1]
+            i += 1
+        elif i >= alen or b[2 * j] < a[2 * i]:
+            base, bits = b[2 * j], b[2 * j + 1]
+            j += 1
+        else:
+            base, bits = a[2 * i], a[2 * i + 1] ^ b[2 * j + 1]
+            i += 1
+            j += 1
+        if bits:
+            out[2 * k] = base
+            out[2 * k + 1] = bits
+            k += 1
+    return out, k
+
+
+@njit(cache=True)
+def count(a, alen):
+    """Number of ids in the set."""
+    c = 0
+    for i in range(alen):
+        x = a[2 * i + 1]
+        while x:
+            x &= x - ONE
+            c += 1
+    return c
+
+
+@njit(cache=True)
+def equal(a, alen, b, blen):
+    if alen != blen:
+        return False
+    for i in range(2 * alen):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def set_hash(a, alen):
+    h = np.uint64(0x84222325CBF29CE4) ^ np.uint64(alen)
+    for i in range(2 * alen):
+        h = (h ^ a[i]) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+    return h

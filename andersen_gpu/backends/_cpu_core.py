@@ -1,0 +1,419 @@
+"""The CPU solver's compiled core: wave-ordered worklist with difference propagation.
+
+State per node ``v`` (meaningful while ``v`` is a representative):
+
+* ``pts[v]``  -- its points-to set (sparse bit-set, see ``_cpu_bits``);
+* ``dlt[v]``  -- the part of ``pts[v]`` not yet pushed through v's constraints (diff_pts);
+* ``suc[v]``  -- copy successors, as a bit-set of node ids (stale ids resolve via ``find``);
+* linked lists of the load / store / gep / HCD constraints whose pointer is v.
+
+Each round (1) finds strongly connected components of the copy graph
+(Tarjan), merges them, and (2) visits representatives in topological order,
+pushing ``dlt[v]`` through v's constraints:
+
+* ``y --load--> x``,  ``z ∈ Δpts(y)``, ``z ≠ i2p``  ⟹  ``rep z --copy--> x``
+* ``x --store--> y``, ``z ∈ Δpts(x)``, ``z ≠ i2p``  ⟹  ``y --copy--> rep z``
+* ``y --gep,o--> x``, ``z ∈ Δpts(y)``, ``o < size z``  ⟹  ``z+o ∈ pts(x)``
+* ``y --copy--> x``  ⟹  ``Δpts(y) ⊆ pts(x)``; a new copy edge carries all of pts(y) at once.
+* HCD pair (p, t), ``z ∈ Δpts(p)``, ``z ≠ i2p``  ⟹  merge ``rep z`` with ``rep t``.
+
+Rounds repeat until no node has a delta (wave propagation, Pereira and
+Berlin, CGO 2009, with the HCD table of Hardekopf and Lin, CGO 2007).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.typed import List
+
+from . import _cpu_bits as bits
+
+ONE = np.uint64(1)
+
+
+@njit(cache=True)
+def find(parent, v):
+    r = v
+    while parent[r] != r:
+        r = parent[r]
+    while parent[v] != r:
+        nxt = parent[v]
+        parent[v] = r
+        v = nxt
+    return r
+
+
+@njit(cache=True)
+def _linked(n, owners):
+    """Per-owner singly linked lists over constraint indices: (head, tail, nxt)."""
+    head = np.full(n, -1, np.int64)
+    tail = np.full(n, -1, np.int64)
+    nxt = np.full(len(owners), -1, np.int64)
+    for c in range(len(owners)):
+        o = owners[c]
+        if head[o] < 0:
+            head[o] = c
+        else:
+            nxt[tail[o]] = c
+        tail[o] = c
+    return head, tail, nxt
+
+
+@njit(cache=True)
+def _append(head, tail, nxt, a, b):
+    """Move a's list to the end of b's."""
+    if head[a] < 0:
+        return
+    if head[b] < 0:
+        head[b] = head[a]
+    else:
+        nxt[tail[b]] = head[a]
+    tail[b] = tail[a]
+    head[a] = -1
+    tail[a] = -1
+
+
+@njit(cache=True)
+def _merge(a, b, parent, pts, plen, dlt, dlen, suc, slen, lists, empty):
+    """Merge representative ``a`` into representative ``b``.
+
+    The merged delta is ``(pts a XOR pts b) ∪ Δa ∪ Δb``: an id outside it was
+    already pushed through the constraints of both.
+    """
+    parent[a] = b
+    sym, symlen = bits.xor(pts[a], plen[a], pts[b], plen[b])
+    d, dl = bits.or_into(sym, symlen, dlt[a], dlen[a])
+    d, dl = bits.or_into(d, dl, dlt[b], dlen[b])
+    dlt[b] = d
+    dlen[b] = dl
+    p, pl = bits.or_into(pts[b], plen[b], pts[a], plen[a])
+    pts[b] = p
+    plen[b] = pl
+    s, sl = bits.or_into(suc[b], slen[b], suc[a], slen[a])
+    suc[b] = s
+    slen[b] = sl
+    for arr in (pts, dlt, suc):
+        arr[a] = empty
+    plen[a] = 0
+    dlen[a] = 0
+    slen[a] = 0
+    for k in range(len(lists)):
+        head, tail, nxt = lists[k]
+        _append(head, tail, nxt, a, b)
+
+
+@njit(cache=True)
+def _push(x, src, srclen, pts, plen, dlt, dlen):
+    """``pts(x) |= src``, recording what is new in ``dlt(x)``. True if anything was new."""
+    p, pl, new, nl = bits.or_new(pts[x], plen[x], src, srclen)
+    if nl == 0:
+        return False
+    pts[x] = p
+    plen[x] = pl
+    d, dl = bits.or_into(dlt[x], dlen[x], new, nl)
+    dlt[x] = d
+    dlen[x] = dl
+    return True
+
+
+@njit(cache=True)
+def _add_edge(a, x, pts, plen, dlt, dlen, suc, slen):
+    """Copy edge ``a -> x`` (representatives); a new edge carries all of pts(a)."""
+    if a == x:
+        return
+    s, sl, fresh = bits.add(suc[a], slen[a], x)
+    suc[a] = s
+    slen[a] = sl
+    if fresh and plen[a] > 0:
+        _push(x, pts[a], plen[a], pts, plen, dlt, dlen)
+
+
+@njit(cache=True)
+def _topo_collapse(n, parent, pts, plen, dlt, dlen, suc, slen, lists, empty):
+    """Tarjan's SCC over the copy graph of representatives; merge each SCC.
+
+    Returns representatives in topological order (sources first) and the
+    number of nodes merged.
+    """
+    index = np.full(n, -1, np.int64)
+    low = np.zeros(n, np.int64)
+    onstack = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int64)
+    sp = 0
+    fr_v = np.empty(n, np.int64)
+    fr_e = np.empty(n, np.int64)
+    fr_b = np.empty(n, np.uint64)
+    fp = 0
+    emitted = np.empty(n, np.int64)
+    ne = 0
+    counter = 0
+    merged = 0
+    for s in range(n):
+        if parent[s] != s or index[s] >= 0:
+            continue
+        index[s] = low[s] = counter
+        counter += 1
+        stack[sp] = s
+        sp += 1
+        onstack[s] = True
+        fr_v[fp] = s
+        fr_e[fp] = -1
+        fr_b[fp] = 0
+        fp += 1
+        while fp > 0:
+            v = fr_v[fp - 1]
+            e = fr_e[fp - 1]
+            b = fr_b[fp - 1]
+            sv = suc[v]
+            descended = False
+            while True:
+                while b == 0:
+                    e += 1
+                    if e >= slen[v]:
+                        break
+                    b = sv[2 * e + 1]
+                if b == 0:
+                    break
+                w = find(parent, np.int64(sv[2 * e]) * 64 + np.int64(trailing_zeros(b)))
+                b &= b - ONE
+                if w == v:
+                    continue
+                if index[w] < 0:
+                    fr_e[fp - 1] = e
+                    fr_b[fp - 1] = b
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    onstack[w] = True
+                    fr_v[fp] = w
+                    fr_e[fp] = -1
+                    fr_b[fp] = 0
+                    fp += 1
+                    descended = True
+                    break
+                if onstack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            if descended:
+                continue
+            fp -= 1
+            if low[v] == index[v]:
+                # pop the SCC rooted at v; merge its members into v
+                while True:
+                    sp -= 1
+                    w = stack[sp]
+                    onstack[w] = False
+                    if w != v:
+                        _merge(w, v, parent, pts, plen, dlt, dlen, suc, slen, lists, empty)
+                        merged += 1
+                    else:
+                        break
+                emitted[ne] = v
+                ne += 1
+            if fp > 0:
+                u = fr_v[fp - 1]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+    order = emitted[:ne][::-1].copy()
+    return order, merged
+
+
+@njit(cache=True)
+def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
+               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off,
+               hcd_ptr, hcd_target):
+    """Least solution on representatives.
+
+    Parameters are the constraint columns (int64) with pointer-side ids already
+    mapped through ``rep``. Returns ``(parent, pts, plen, visits, rounds,
+    merged_scc, merged_hcd)``; the set of node v is ``pts[find(parent, v)]``.
+    """
+    parent = rep.copy()
+    empty = np.empty(0, np.uint64)
+    pts = List()
+    dlt = List()
+    suc = List()
+    for _ in range(n):
+        pts.append(empty)
+        dlt.append(empty)
+        suc.append(empty)
+    plen = np.zeros(n, np.int64)
+    dlen = np.zeros(n, np.int64)
+    slen = np.zeros(n, np.int64)
+    lists = List()
+    lists.append(_linked(n, load_src))
+    lists.append(_linked(n, store_dst))
+    lists.append(_linked(n, gep_src))
+    lists.append(_linked(n, hcd_ptr))
+    l_head, _, l_next = lists[0]
+    s_head, _, s_next = lists[1]
+    g_head, _, g_next = lists[2]
+    h_head, _, h_next = lists[3]
+
+    # x = &y  ⟹  y ∈ pts(x)
+    for c in range(len(addr_dst)):
+        x = addr_dst[c]
+        p, pl, fresh = bits.add(pts[x], plen[x], addr_src[c])
+        pts[x] = p
+        plen[x] = pl
+        if fresh:
+            d, dl, _ = bits.add(dlt[x], dlen[x], addr_src[c])
+            dlt[x] = d
+            dlen[x] = dl
+    for c in range(len(copy_dst)):
+        _add_edge(copy_src[c], copy_dst[c], pts, plen, dlt, dlen, suc, slen)
+
+    visits = 0
+    rounds = 0
+    merged_scc = 0
+    merged_hcd = 0
+    while True:
+        busy = False
+        for v in range(n):
+            if parent[v] == v and dlen[v] > 0:
+                busy = True
+                break
+        if not busy:
+            break
+        rounds += 1
+        order, m = _topo_collapse(n, parent, pts, plen, dlt, dlen, suc, slen, lists, empty)
+        merged_scc += m
+        for v in order:
+            if parent[v] != v or dlen[v] == 0:
+                continue
+            visits += 1
+            D = dlt[v]
+            dl = dlen[v]
+            dlt[v] = empty
+            dlen[v] = 0
+            # HCD: every object entering pts(p) shares the set of t.
+            c = h_head[v]
+            while c >= 0:
+                t = hcd_target[c]
+                for i in range(dl):
+                    word = D[2 * i + 1]
+                    while word:
+                        z = np.int64(D[2 * i]) * 64 + np.int64(trailing_zeros(word))
+                        word &= word - ONE
+                        if z == i2p:
+                            continue
+                        a = find(parent, z)
+                        b = find(parent, t)
+                        if a != b:
+                            _merge(a, b, parent, pts, plen, dlt, dlen, suc, slen, lists, empty)
+                            merged_hcd += 1
+                c = h_next[c]
+            if parent[v] != v:
+                # v itself was merged: its representative takes over the delta
+                r = find(parent, v)
+                d2, l2 = bits.or_into(dlt[r], dlen[r], D, dl)
+                dlt[r] = d2
+                dlen[r] = l2
+                continue
+            for i in range(dl):
+                word = D[2 * i + 1]
+                while word:
+                    z = np.int64(D[2 * i]) * 64 + np.int64(trailing_zeros(word))
+                    word &= word - ONE
+                    if z != i2p:
+                        rz = find(parent, z)
+                        # y --load--> x, z ∈ pts(y)  ⟹  z --copy--> x
+                        c = l_head[v]
+                        while c >= 0:
+                            _add_edge(rz, find(parent, load_dst[c]), pts, plen, dlt, dlen, suc, slen)
+                            c = l_next[c]
+                        # x --store--> y, z ∈ pts(x)  ⟹  y --copy--> z
+                        c = s_head[v]
+                        while c >= 0:
+                            rz = find(parent, z)
+                            _add_edge(find(parent, store_src[c]), rz, pts, plen, dlt, dlen, suc, slen)
+                            c = s_next[c]
+                    # y --gep,o--> x, z ∈ pts(y), o < size(z)  ⟹  z+o ∈ pts(x)
+                    c = g_head[v]
+                    while c >= 0:
+                        o = gep_off[c]
+                        if o < obj_size[z]:
+                            x = find(parent, gep_dst[c])
+                            p, pl, fresh = bits.add(pts[x], plen[x], z + o)
+                            pts[x] = p
+                            plen[x] = pl
+                            if fresh:
+                                d2, l2, _ = bits.add(dlt[x], dlen[x], z + o)
+                                dlt[x] = d2
+                                dlen[x] = l2
+                        c = g_next[c]
+            # y --copy--> x  ⟹  Δpts(y) ⊆ pts(x)
+            sv = suc[v]
+            for i in range(slen[v]):
+                word = sv[2 * i + 1]
+                while word:
+                    w = find(parent, np.int64(sv[2 * i]) * 64 + np.int64(trailing_zeros(word)))
+                    word &= word - ONE
+                    if w != v:
+                        _push(w, D, dl, pts, plen, dlt, dlen)
+    return parent, pts, plen, visits, rounds, merged_scc, merged_hcd
+
+
+@njit(cache=True)
+def extract(n, parent, pts, plen):
+    """Distinct sets of the representatives, expanded.
+
+    Returns ``(node_set int32[n], set_indptr int64[k+1], set_indices int32[...])``;
+    set 0 is the empty set (present even if unused).
+    """
+    reps = np.empty(n, np.int64)
+    nr = 0
+    for v in range(n):
+        if parent[v] == v and plen[v] > 0:
+            reps[nr] = v
+            nr += 1
+    reps = reps[:nr]
+    h = np.empty(nr, np.uint64)
+    for i in range(nr):
+        h[i] = bits.set_hash(pts[reps[i]], plen[reps[i]])
+    order = np.argsort(h, kind="mergesort")
+    rep_set = np.zeros(n, np.int64)
+    firsts = np.empty(nr + 1, np.int64)   # representative node of each distinct set
+    nsets = 1
+    i = 0
+    while i < nr:
+        j = i
+        while j < nr and h[order[j]] == h[order[i]]:
+            j += 1
+        group_start = nsets
+        for k in range(i, j):
+            r = reps[order[k]]
+            found = -1
+            for s in range(group_start, nsets):
+                q = firsts[s]
+                if bits.equal(pts[r], plen[r], pts[q], plen[q]):
+                    found = s
+                    break
+            if found < 0:
+                firsts[nsets] = r
+                found = nsets
+                nsets += 1
+            rep_set[r] = found
+        i = j
+    indptr = np.zeros(nsets + 1, np.int64)
+    for s in range(1, nsets):
+        q = firsts[s]
+        indptr[s + 1] = indptr[s] + bits.count(pts[q], plen[q])
+    indices = np.empty(indptr[nsets], np.int32)
+    for s in range(1, nsets):
+        q = firsts[s]
+        a = pts[q]
+        k = indptr[s]
+        for e in range(plen[q]):
+            word = a[2 * e + 1]
+            base = np.int64(a[2 * e]) * 64
+            while word:
+                indices[k] = base + np.int64(trailing_zeros(word))
+                word &= word - ONE
+                k += 1
+    node_set = np.empty(n, np.int32)
+    for v in range(n):
+        node_set[v] = rep_set[find(parent, v)]
+    return node_set, indptr, indices

@@ -1,0 +1,94 @@
+"""The cpu backend gives exactly the reference solution."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from andersen_gpu.backends import cpu, reference
+from andersen_gpu.solution import Solution
+from constraints.model import ConstraintSet
+
+from strategies import constraint_sets
+
+
+def _assert_same(cs: ConstraintSet, **options) -> Solution:
+    want = reference.solve(cs)
+    got = cpu.solve(cs, **options)
+    assert want == got, want.diff_report(got, labels=("reference", "cpu"))
+    return got
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets())
+def test_matches_reference(cs):
+    _assert_same(cs)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=80, max_constraints=160))
+def test_matches_reference_larger_without_preprocessing(cs):
+    # wider ids cross 64-bit word boundaries of the bit-sets
+    _assert_same(cs, preprocess=False)
+
+
+def _valid_hcd_pairs(cs: ConstraintSet, sol: Solution) -> list[tuple[int, int]]:
+    """(p, t) such that every object z in pts(p), z != i2p, has pts(rep z) == pts(t)."""
+    rep = cs.rep
+    pairs = []
+    for p in range(cs.n_nodes):
+        pts_p = sol.points_to(p)
+        if pts_p.size == 0:
+            continue
+        for t in range(cs.n_nodes):
+            if all(np.array_equal(sol.points_to(int(rep[z])), sol.points_to(t))
+                   for z in pts_p if z != cs.int_to_pointer):
+                pairs.append((p, t))
+    return pairs
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=16), st.data())
+def test_online_hcd_merges_keep_the_solution(cs, data):
+    pairs = _valid_hcd_pairs(cs, reference.solve(cs))
+    if not pairs:
+        return
+    chosen = data.draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=6))
+    with_hcd = cs.replace(hcd_ptr=[p for p, _ in chosen], hcd_target=[t for _, t in chosen])
+    for pre in (True, False):
+        _assert_same(with_hcd, preprocess=pre)
+
+
+def test_word_boundaries_and_offsets():
+    # object 62 of size 4 spans ids 62..65 (two 64-bit words); offsets at and past the size.
+    n = 200
+    cs = ConstraintSet.from_lists(n, obj_size={62: 4, 127: 2, 190: 1},
+                                  addr=[(0, 62), (0, 127), (1, 190)],
+                                  gep=[(2, 0, 1), (3, 0, 3), (4, 0, 4), (5, 3, 0)],
+                                  store=[(2, 1)], load=[(6, 2)], copy=[(7, 6), (6, 7)])
+    sol = _assert_same(cs)
+    assert sol.points_to(2).tolist() == [63, 128]
+    assert sol.points_to(3).tolist() == [65]
+    assert sol.points_to(4).tolist() == []
+    assert sol.points_to(7).tolist() == [190]
+
+
+def test_stats_and_threads():
+    cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
+    sol = cpu.solve(cs)
+    assert sol.stats.backend == "cpu" and sol.stats.peak_host_bytes > 0
+    assert "preprocess nodes" in sol.stats.notes
+    with pytest.raises(ValueError, match="one thread"):
+        cpu.solve(cs, threads=4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program", ["ex", "gcc", "perl", "vim"])
+def test_paper_reference_solutions(paper_inputs, program):
+    from constraints.paper_format import read_paper
+    cs = read_paper(paper_inputs / f"{program}_nodes.txt.gz")
+    want = Solution.load(paper_inputs / f"{program}_correct_soln_001.txt.gz")
+    got = cpu.solve(cs)
+    assert want == got, want.diff_report(got, labels=("reference file", "cpu"))

@@ -1,0 +1,80 @@
+"""Offline preprocessing keeps the least solution exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from andersen_gpu.backends import reference
+from andersen_gpu.preprocess import collapse
+from andersen_gpu.preprocess.hvn import hvn_labels, pointee_capable
+from constraints.model import ConstraintSet
+
+from strategies import constraint_sets
+
+
+def _check_same_solution(cs: ConstraintSet, **flags) -> ConstraintSet:
+    out, stats = collapse(cs, **flags)
+    assert out.n_nodes == cs.n_nodes
+    rep = out.rep
+    assert np.array_equal(rep[rep], rep)
+    # the new table refines the old one
+    old = cs.rep
+    assert np.array_equal(rep[old], rep)
+    want, got = reference.solve(cs), reference.solve(out)
+    assert want == got, want.diff_report(got, labels=("original", "collapsed"))
+    assert stats.nodes_after <= stats.nodes_before
+    assert stats.constraints_after["total"] <= stats.constraints_before["total"]
+    return out
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets())
+def test_collapse_keeps_least_solution(cs):
+    _check_same_solution(cs)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=40, max_constraints=80))
+def test_scc_only_keeps_least_solution(cs):
+    _check_same_solution(cs, hvn=False)
+
+
+def test_copy_cycle_is_merged():
+    cs = ConstraintSet.from_lists(5, obj_size={4: 1}, addr=[(0, 4)], copy=[(1, 0), (2, 1), (0, 2)])
+    out = _check_same_solution(cs, hvn=False)
+    assert out.rep[0] == out.rep[1] == out.rep[2]
+    assert out.count("copy") == 0
+
+
+def test_hvn_merges_equal_loads_and_geps_but_not_store_targets():
+    # 0 -> obj 5 (size 2); x1 = *0, x2 = *0 (1, 2); g1 = 0+1, g2 = 0+1 (3, 4);
+    # *0 = 7 writes obj 5, so 5 must keep its own label even though nothing copies into it.
+    cs = ConstraintSet.from_lists(9, obj_size={5: 2, 8: 1}, addr=[(0, 5), (7, 8)],
+                                  load=[(1, 0), (2, 0)], gep=[(3, 0, 1), (4, 0, 1)], store=[(0, 7)])
+    out = _check_same_solution(cs)
+    rep = out.rep
+    assert rep[1] == rep[2] and rep[3] == rep[4]
+    assert rep[5] == 5 and rep[6] == 6 and rep[1] != rep[3]
+
+
+def test_pointee_capable_follows_nested_fields():
+    # object 0 of size 3 whose field 1 starts an object of size 2: 0,1,2 reachable; 3 is not.
+    cs = ConstraintSet.from_lists(5, obj_size=[3, 2, 0, 1, 0], addr=[(4, 0)])
+    assert pointee_capable(cs).tolist() == [True, True, True, False, False]
+
+
+def test_hvn_refuses_cycles():
+    cs = ConstraintSet.from_lists(2, copy=[(0, 1), (1, 0)])
+    with pytest.raises(ValueError, match="acyclic"):
+        hvn_labels(cs)
+
+
+def test_paper_input_collapse_keeps_reference_solution(paper_inputs):
+    from andersen_gpu.solution import Solution
+    from constraints.paper_format import read_paper
+    cs = read_paper(paper_inputs / "ex_nodes.txt.gz")
+    out, stats = collapse(cs)
+    assert stats.nodes_after < stats.nodes_before
+    assert Solution.load(paper_inputs / "ex_correct_soln_001.txt.gz") == reference.solve(out)
