@@ -1,0 +1,40 @@
+"""Launcher of kernels_cu/copy_edges.cu (Copy⁻¹ over the old copy edges, driven by ΔP).
+
+``emit_active_edges`` grid: persistent, ``persistent_grid()`` blocks of 256 threads, warps take
+representatives from ``ctl[CTL_WORK_AUX]``; writes ``pairs[0:min(count, cap)]`` with
+``(x << 32) | cls(y)`` for every y with a non-empty ΔP and x ∈ succ(y), and adds the count to
+``ctl[CTL_ACTIVE_FILL]``. ``apply_copy_pairs`` grid: one warp per 32 sorted pairs; writes N(x)
+of every x present, the pool; ``ctl[CTL_OVF_RULES] = 1`` when the pool is full.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+import kernels_cu
+
+from ._gpu_pool import BLOCK, DevicePool, compile_options, persistent_grid
+
+
+@cupy.memoize(for_each_device=True)
+def _module():
+    return cupy.RawModule(code=kernels_cu.source("copy_edges.cu"), options=compile_options())
+
+
+def emit_active_edges(g, D: cupy.ndarray, succ: cupy.ndarray, cls: cupy.ndarray, use_cls: bool,
+                      pairs: cupy.ndarray, cap: int, pool: DevicePool) -> None:
+    """Write the active copy edges (target, source class) into ``pairs`` (at most ``cap``)."""
+    _module().get_function("emit_active_edges")((persistent_grid(),), (BLOCK,), (
+        g.nodes, np.uint32(g.n_work), D, succ, cls, np.int32(use_cls), pairs, np.uint64(cap),
+        *pool.args()))
+
+
+def apply_copy_pairs(pairs: cupy.ndarray, npairs: int, P: cupy.ndarray, D: cupy.ndarray,
+                     N: cupy.ndarray, filter_known: bool, pool: DevicePool) -> None:
+    """N(x) ∪= ΔP(y) \\ P(x) for the sorted active edges ``pairs[:npairs]``."""
+    if npairs == 0:
+        return
+    blocks = (((npairs + 31) // 32) * 32 + BLOCK - 1) // BLOCK
+    _module().get_function("apply_copy_pairs")((blocks,), (BLOCK,), (
+        pairs, np.uint64(npairs), P, D, N, np.int32(filter_known), *pool.args()))

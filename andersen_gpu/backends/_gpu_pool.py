@@ -1,0 +1,82 @@
+"""The device pool of sparse bit-vector elements and the control block (see kernels_cu/bitvec.cuh).
+
+One element is 32 uint32 words (base, 30 bit-words, next): 128 bytes. Elements are handed out
+by a bump pointer kept on the device in ``ctl[CTL_TOP]``; kernels that find the pool full raise
+an overflow flag, and :meth:`DevicePool.grow` reallocates (copying the used part) so that the
+host can run the interrupted step again.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+import kernels_cu
+
+ELEM_WORDS = 32
+ELEM_BYTES = 4 * ELEM_WORDS
+NIL = np.uint32(0xFFFFFFFF)
+
+# slots of the control block; must match kernels_cu/bitvec.cuh
+CTL_TOP, CTL_OVF_RULES, CTL_OVF_UPDATE, CTL_CHANGED, CTL_NPAIRS, CTL_PAIR_FILL = 0, 1, 2, 3, 4, 5
+CTL_WORK_RULES, CTL_WORK_UPDATE, CTL_WORK_AUX, CTL_DELTA_BITS = 6, 7, 8, 9
+CTL_NSUCC, CTL_SUCC_FILL, CTL_NACTIVE, CTL_ACTIVE_FILL = 10, 11, 12, 13
+CTL_SLOTS = 16
+BLOCK = 256  # WARPS_PER_BLOCK * 32
+
+
+def compile_options() -> tuple[str, ...]:
+    """NVRTC options shared by every kernel file (they include bitvec.cuh)."""
+    return ("-std=c++17", f"-I{kernels_cu.DIRECTORY}")
+
+
+def persistent_grid() -> int:
+    """Blocks for a persistent kernel: enough resident warps to fill every multiprocessor."""
+    dev = cupy.cuda.Device()
+    sms = dev.attributes["MultiProcessorCount"]
+    return sms * (2048 // BLOCK)
+
+
+class DevicePool:
+    """Element pool (uint32[cap * 32]) plus the u64[16] control block.
+
+    Parameters
+    ----------
+    capacity : int
+        Initial capacity in elements (>= 1).
+    """
+
+    def __init__(self, capacity: int):
+        self.cap = int(max(1, capacity))
+        self.words = cupy.empty(self.cap * ELEM_WORDS, dtype=cupy.uint32)
+        self.ctl = cupy.zeros(CTL_SLOTS, dtype=cupy.uint64)
+        self.growths = 0
+
+    @property
+    def nbytes(self) -> int:
+        return self.cap * ELEM_BYTES
+
+    def args(self) -> tuple:
+        """The (pool_w, ctl, cap) kernel arguments."""
+        return (self.words, self.ctl, np.uint32(self.cap))
+
+    def grow(self, top: int) -> None:
+        """Reallocate to at least twice the capacity and continue.
+
+        ``top`` is the bump pointer the kernels left (it may run past ``cap`` after failed
+        requests); it is reset to the old capacity, the first element nothing used.
+        """
+        old = self.cap
+        new_cap = max(2 * old, int(top) + old // 2 + 1)
+        if new_cap >= 2**32 - 1:
+            raise MemoryError(f"points-to pool would need {new_cap:,} elements (over 2^32)")
+        try:
+            words = cupy.empty(new_cap * ELEM_WORDS, dtype=cupy.uint32)
+        except cupy.cuda.memory.OutOfMemoryError as exc:
+            raise MemoryError(f"device out of memory growing the points-to pool to "
+                              f"{new_cap * ELEM_BYTES / 2**30:.1f} GiB: {exc}") from None
+        words[: old * ELEM_WORDS] = self.words
+        self.words = words
+        self.cap = new_cap
+        self.ctl[CTL_TOP] = min(int(top), old)
+        self.growths += 1

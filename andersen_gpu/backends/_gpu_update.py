@@ -1,0 +1,33 @@
+"""Launcher of kernels_cu/update.cu (ΔP = N \\ P, P ∪= ΔP; likewise for c⁻¹).
+
+Grid: persistent, ``persistent_grid()`` blocks of 256 threads; warps take representative
+nodes from ``ctl[CTL_WORK_UPDATE]``. Writes: P, D, N (emptied), C, DC, NC (emptied) of every
+node it completes; ``ctl[CTL_CHANGED]`` (+1 per node with a non-empty delta),
+``ctl[CTL_NPAIRS]`` (store pairs of the next round), ``ctl[CTL_NSUCC]`` (successor pairs),
+``ctl[CTL_NACTIVE]`` (active copy edges), ``ctl[CTL_DELTA_BITS]``; the pool;
+``ctl[CTL_OVF_UPDATE] = 1`` for nodes it had to leave (run again with ``resume``).
+Does nothing when ``ctl[CTL_OVF_RULES]`` is set.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+import kernels_cu
+
+from ._gpu_pool import BLOCK, DevicePool, compile_options, persistent_grid
+
+
+@cupy.memoize(for_each_device=True)
+def _kernel():
+    mod = cupy.RawModule(code=kernels_cu.source("update.cu"), options=compile_options())
+    return mod.get_function("update_deltas")
+
+
+def update_deltas(g, heads, succ: cupy.ndarray, pool: DevicePool, resume: bool = False) -> None:
+    """Fold the next deltas N, NC into P, C and make them the current deltas D, DC."""
+    P, D, N, C, DC, NC = heads
+    _kernel()((persistent_grid(),), (BLOCK,), (
+        g.nodes, np.uint32(g.n_work), P, D, N, C, DC, NC, succ, g.s_ptr, np.uint32(g.i2p),
+        np.int32(resume), *pool.args()))

@@ -1,0 +1,367 @@
+"""The GPU backend: seed 002's inclusion-based solver on CuPy RawKernels.
+
+Points-to sets, copy-inverse edge sets and copy-successor sets are sparse bit-vectors of
+128-byte elements (base, 30 bit-words, next) in one growing device pool (``_gpu_pool``).
+Edges are stored inverted so that the warp of node x writes only x's lists; one warp per
+representative node, handed out by atomic counters. A round, semi-naive over the deltas
+ΔP / Δc⁻¹ of the last round only:
+
+1. pointer equivalence (``sets.cu``): classes of equal ΔP by hash, CuPy sort, exact compare
+   of neighbours, CuPy prefix sum;
+2. Copy⁻¹ over old edges (``copy_edges.cu``): every y with ΔP(y) ≠ ∅ emits (x, class(y)) for
+   its successors x; CuPy sorts them; one warp per x merges the ΔP of each class once;
+3. the per-node rules (``rules.cu``): Copy⁻¹ over the new edges Δc⁻¹ (all of P(y)), Load⁻¹,
+   AddPtr⁻¹ with the object-size bound, and the store pairs (Store⁻¹, first half);
+4. store pairs and successor pairs sorted by CuPy and OR-ed into their lists
+   (``insert_pairs.cu``);
+5. ``update.cu``: ΔP = N \ P, P ∪= ΔP (likewise for c⁻¹), and the counts of what the next
+   round emits. The host reads this one small control block per round.
+
+The offline merges of the constraint set (and those of ``andersen_gpu.preprocess.collapse``
+when it is present) give the representative table; the HCD table and online cycle detection
+are not used yet. The final sets are grouped into distinct sets on the device (hash, sort,
+exact compare, prefix sum) and only those are expanded and copied back: no per-node CSR is
+built.
+
+CuPy is imported inside :func:`solve` only, so CPU-only machines import this module fine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from constraints.model import ConstraintSet
+
+from ..solution import Solution, SolveStats
+
+
+@dataclass
+class HostGraph:
+    """The constraint graph of the representatives, inverted, as host arrays.
+
+    All ids are representatives (``rep``) except pointees, which keep their own ids.
+
+    Attributes
+    ----------
+    n : int                      number of nodes
+    rep : int32[n]               representative of every node
+    nodes : uint32[n_work]       the representatives (the work list)
+    l_ptr, l_src : uint32        load⁻¹ CSR: x = *y  gives y in l⁻¹(x)
+    g_ptr, g_src, g_off : uint32 gep⁻¹ CSR: x = y + o gives (y, o) in a⁻¹(x)
+    s_ptr, s_dst : uint32        store CSR: *x = y gives y in s(x)
+    size : uint32[n]             object sizes (gep bound)
+    i2p : int                    int-to-pointer id, or 0xFFFFFFFF
+    addr_pairs : uint64          (rep x) << 32 | y for x = &y
+    copy_pairs : uint64          (rep x) << 32 | (rep y) for x = y, rep x != rep y
+    """
+
+    n: int
+    rep: np.ndarray
+    nodes: np.ndarray
+    l_ptr: np.ndarray
+    l_src: np.ndarray
+    g_ptr: np.ndarray
+    g_src: np.ndarray
+    g_off: np.ndarray
+    s_ptr: np.ndarray
+    s_dst: np.ndarray
+    size: np.ndarray
+    i2p: int
+    addr_pairs: np.ndarray
+    copy_pairs: np.ndarray
+
+    @property
+    def n_work(self) -> int:
+        return int(self.nodes.size)
+
+
+def _csr(n: int, keys: np.ndarray, *cols: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Deduplicated CSR over ``n`` rows: (indptr uint32[n+1], each col uint32 sorted by key, cols)."""
+    if keys.size:
+        order = np.lexsort(tuple(reversed((keys,) + cols)))
+        stacked = np.stack([keys[order]] + [c[order] for c in cols])
+        keep = np.ones(stacked.shape[1], bool)
+        keep[1:] = np.any(stacked[:, 1:] != stacked[:, :-1], axis=0)
+        stacked = stacked[:, keep]
+        keys, cols = stacked[0], tuple(stacked[1:])
+    ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+    ptr = ptr.astype(np.uint32)
+    return (ptr,) + tuple(np.ascontiguousarray(c, np.uint32) for c in cols)
+
+
+def build_graph(cs: ConstraintSet) -> HostGraph:
+    """Invert and deduplicate the constraints of ``cs`` over its representatives."""
+    n = cs.n_nodes
+    rep = cs.rep.astype(np.int64)
+    nodes = np.flatnonzero(rep == np.arange(n)).astype(np.uint32)
+    l_ptr, l_src = _csr(n, rep[cs.load_dst], rep[cs.load_src])
+    g_ptr, g_src, g_off = _csr(n, rep[cs.gep_dst], rep[cs.gep_src], cs.gep_offset.astype(np.int64))
+    s_ptr, s_dst = _csr(n, rep[cs.store_dst], rep[cs.store_src])
+    addr = (rep[cs.addr_dst] << 32) | cs.addr_src.astype(np.int64)
+    cd, cs_ = rep[cs.copy_dst], rep[cs.copy_src]
+    keep = cd != cs_
+    copy = (cd[keep] << 32) | cs_[keep]
+    return HostGraph(n, cs.rep, nodes, l_ptr, l_src, g_ptr, g_src, g_off, s_ptr, s_dst,
+                     cs.obj_size.astype(np.uint32), cs.int_to_pointer if cs.int_to_pointer >= 0 else 0xFFFFFFFF,
+                     addr.astype(np.uint64), copy.astype(np.uint64))
+
+
+class _DeviceGraph:
+    """``HostGraph`` uploaded to the device (same attribute names, cupy arrays)."""
+
+    def __init__(self, hg: HostGraph, cupy):
+        self.n, self.n_work, self.i2p = hg.n, hg.n_work, hg.i2p
+        for name in ("nodes", "l_ptr", "l_src", "g_ptr", "g_src", "g_off", "s_ptr", "s_dst", "size"):
+            setattr(self, name, cupy.asarray(getattr(hg, name)))
+        self.rep = cupy.asarray(hg.rep.astype(np.uint32))
+        # a dummy element so that empty CSR columns still have a device pointer
+        for name in ("l_src", "g_src", "g_off", "s_dst"):
+            if getattr(self, name).size == 0:
+                setattr(self, name, cupy.zeros(1, cupy.uint32))
+
+
+class _Timer:
+    """CUDA-event timing per kernel name; read once at the end (no syncs in between)."""
+
+    def __init__(self, cupy, enabled: bool):
+        self.cupy, self.enabled, self.marks = cupy, enabled, []
+
+    def run(self, name: str, fn, *args, **kw):
+        if not self.enabled:
+            return fn(*args, **kw)
+        a, b = self.cupy.cuda.Event(), self.cupy.cuda.Event()
+        a.record()
+        out = fn(*args, **kw)
+        b.record()
+        self.marks.append((name, a, b))
+        return out
+
+    def per_call(self, name: str) -> list[float]:
+        """Milliseconds of every call of one name, in order."""
+        return [self.cupy.cuda.get_elapsed_time(a, b) for n, a, b in self.marks if n == name]
+
+    def totals(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for name, a, b in self.marks:
+            out[name] = out.get(name, 0.0) + self.cupy.cuda.get_elapsed_time(a, b)
+        return out
+
+
+def _initial_capacity(hg: HostGraph) -> int:
+    # a few elements per constraint and per node; the pool grows when this is short
+    m = hg.addr_pairs.size + hg.copy_pairs.size + hg.l_src.size + hg.g_src.size + hg.s_dst.size
+    return int(max(1 << 20, 8 * m + hg.n_work))
+
+
+def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool = True,
+          ptr_eq_min_changed: int = 256, filter_known: bool = True, set_classes: bool = False,
+          capacity: int | None = None, timing: bool = True,
+          max_iterations: int | None = None) -> Solution:
+    """Least solution of ``cs`` on the GPU.
+
+    Parameters
+    ----------
+    cs : ConstraintSet
+    preprocess : bool
+        Run ``andersen_gpu.preprocess.collapse`` first when that module exists (more offline
+        merges; same solution).
+    pointer_equivalence : bool
+        Union the ΔP of pointer-equivalent sources once per node (hash-sort classes of ΔP,
+        computed in rounds where at least ``ptr_eq_min_changed`` nodes changed).
+    filter_known : bool
+        Leave out of the next deltas what the node already has while applying the rules
+        (walks P and c⁻¹ of the node); otherwise the update kernel does it alone.
+    set_classes : bool
+        Each round, group the nodes by equal P (hash-sort, exact compare) so that the new copy
+        edges made by loads and stores pull each distinct P once per target. Off by default:
+        implemented but not yet run on a device.
+    capacity : int, optional
+        Initial pool capacity in elements (default: from the input's size); the pool grows.
+    timing : bool
+        Time every kernel with CUDA events (``stats.kernel_ms``).
+    max_iterations : int, optional
+        Stop with RuntimeError after this many rounds (a guard for experiments).
+
+    Returns
+    -------
+    Solution
+        Exactly the reference backend's solution; ``stats`` holds iterations, per-kernel
+        milliseconds, pool bytes, peak device bytes and the copy-back time in ``notes``.
+
+    Raises
+    ------
+    MemoryError
+        The device ran out of memory (the pool could not grow).
+    """
+    import cupy
+
+    from . import _gpu_copy_edges, _gpu_insert_pairs, _gpu_rules, _gpu_sets, _gpu_update
+    from ._gpu_pool import (CTL_ACTIVE_FILL, CTL_CHANGED, CTL_DELTA_BITS, CTL_NACTIVE, CTL_NPAIRS,
+                            CTL_NSUCC, CTL_OVF_RULES, CTL_OVF_UPDATE, CTL_TOP, CTL_WORK_AUX,
+                            CTL_WORK_UPDATE, NIL, DevicePool)
+
+    t0 = time.perf_counter()
+    notes: dict[str, object] = {}
+    original = cs
+    if preprocess:
+        try:
+            from andersen_gpu.preprocess import collapse
+        except ImportError:
+            collapse = None
+        if collapse is not None:
+            t_pre = time.perf_counter()
+            cs, _pstats = collapse(cs)
+            notes["preprocess_ms"] = round((time.perf_counter() - t_pre) * 1e3, 3)
+    t_build = time.perf_counter()
+    hg = build_graph(cs)
+    t_graph = time.perf_counter()
+    mempool = cupy.get_default_memory_pool()
+    peak = [mempool.used_bytes()]
+    base_used = mempool.used_bytes()
+
+    def note_peak():
+        peak[0] = max(peak[0], mempool.used_bytes())
+
+    g = _DeviceGraph(hg, cupy)
+    n = hg.n
+    pool = DevicePool(capacity or _initial_capacity(hg))
+    heads = tuple(cupy.full(max(n, 1), NIL, cupy.uint32) for _ in range(6))
+    P, D, N, C, DC, NC = heads
+    succ = cupy.full(max(n, 1), NIL, cupy.uint32)   # succ(y) = {x : y →c x}, the old copy edges
+    cls = cupy.arange(max(n, 1), dtype=cupy.uint32)
+    pcls = cupy.arange(max(n, 1), dtype=cupy.uint32) if set_classes else None
+    timer = _Timer(cupy, timing)
+    ctl = pool.ctl
+
+    def read_ctl() -> np.ndarray:
+        note_peak()
+        return ctl.get()
+
+    # initial lists: N(x) = {y : x = &y}, NC(x) = {rep y : x = y}
+    for pairs_h, dst in ((hg.addr_pairs, N), (hg.copy_pairs, NC)):
+        if pairs_h.size:
+            init = cupy.sort(cupy.asarray(pairs_h))
+            while True:
+                timer.run("insert_pairs", _gpu_insert_pairs.insert_pairs, init, init.size, dst, pool,
+                          CTL_OVF_RULES)
+                c = read_ctl()
+                if not c[CTL_OVF_RULES]:
+                    break
+                pool.grow(int(c[CTL_TOP]))
+                ctl[CTL_OVF_RULES] = 0
+
+    def update(resume: bool) -> np.ndarray:
+        timer.run("update", _gpu_update.update_deltas, g, heads, succ, pool, resume)
+        c = read_ctl()
+        while c[CTL_OVF_UPDATE]:
+            pool.grow(int(c[CTL_TOP]))
+            ctl[CTL_OVF_UPDATE] = 0
+            ctl[CTL_WORK_UPDATE] = 0
+            timer.run("update", _gpu_update.update_deltas, g, heads, succ, pool, True)
+            c = read_ctl()
+        return c
+
+    def room(buf: cupy.ndarray, need: int) -> cupy.ndarray:
+        return buf if need <= buf.size else cupy.empty(max(need, 2 * buf.size), cupy.uint64)
+
+    c = update(False)
+    store_pairs = succ_pairs = active_pairs = cupy.empty(1, cupy.uint64)
+    iterations, total_pairs, total_active, ptr_eq_rounds = 0, 0, 0, 0
+    delta_bits = int(c[CTL_DELTA_BITS])
+    while c[CTL_CHANGED]:
+        if max_iterations is not None and iterations >= max_iterations:
+            raise RuntimeError(f"gpu solver did not converge in {max_iterations} rounds")
+        iterations += 1
+        npairs, nsucc, nactive = int(c[CTL_NPAIRS]), int(c[CTL_NSUCC]), int(c[CTL_NACTIVE])
+        total_pairs += npairs
+        total_active += nactive
+        store_pairs, succ_pairs = room(store_pairs, npairs), room(succ_pairs, nsucc)
+        active_pairs = room(active_pairs, nactive)
+        use_cls = pointer_equivalence and int(c[CTL_CHANGED]) >= ptr_eq_min_changed
+        if use_cls:
+            ptr_eq_rounds += 1
+            cl = timer.run("ptr_eq", _gpu_sets.classes, g.nodes, D, pool.words)
+            # cls[y]: the first node (in hash order) whose ΔP equals ΔP(y)
+            leaders = timer.run("ptr_eq", _gpu_sets.class_leaders, g.nodes, cl, g.n_work)
+            cls[g.nodes[cl.order]] = leaders[cl.seg]
+        if set_classes and nsucc:
+            # pcls[y]: the first node (in hash order) whose P equals P(y)
+            pc = timer.run("set_classes", _gpu_sets.classes, g.nodes, P, pool.words)
+            pleaders = timer.run("set_classes", _gpu_sets.class_leaders, g.nodes, pc, g.n_work)
+            pcls[g.nodes[pc.order]] = pleaders[pc.seg]
+        while True:
+            ctl[CTL_CHANGED:] = 0
+            # active_pairs: (x, class of y) for y →c x with ΔP(y) ≠ ∅, sorted by x
+            timer.run("copy_edges", _gpu_copy_edges.emit_active_edges, g, D, succ, cls, use_cls,
+                      active_pairs, nactive, pool)
+            if nactive:
+                view = active_pairs[:nactive]
+                timer.run("sort", view.sort)
+                timer.run("copy_edges", _gpu_copy_edges.apply_copy_pairs, view, nactive, P, D, N,
+                          filter_known, pool)
+            timer.run("rules", _gpu_rules.apply_rules, g, heads, store_pairs[:max(npairs, 1)],
+                      succ_pairs[:max(nsucc, 1)], pool, filter_known, pcls)
+            for buf, count, dst in ((store_pairs, npairs, NC), (succ_pairs, nsucc, succ)):
+                if count:
+                    view = buf[:count]
+                    timer.run("sort", view.sort)
+                    timer.run("insert_pairs", _gpu_insert_pairs.insert_pairs, view, count, dst, pool,
+                              CTL_OVF_RULES)
+            c = update(False)
+            if not c[CTL_OVF_RULES]:
+                break
+            pool.grow(int(c[CTL_TOP]))
+            ctl[CTL_OVF_RULES] = 0
+            # succ may have gained edges before the pool ran out: count the active edges again
+            ctl[CTL_ACTIVE_FILL] = 0
+            ctl[CTL_WORK_AUX] = 0
+            _gpu_copy_edges.emit_active_edges(g, D, succ, cls, use_cls, active_pairs, 0, pool)
+            nactive = int(ctl[CTL_ACTIVE_FILL].get())
+            active_pairs = room(active_pairs, nactive)
+        delta_bits += int(c[CTL_DELTA_BITS])
+    pool_used = int(min(int(c[CTL_TOP]), pool.cap))
+    del store_pairs, succ_pairs, active_pairs
+
+    # distinct final sets, grouped on the device
+    fin = timer.run("export", _gpu_sets.classes, g.nodes, P, pool.words)
+    n_sets = int(fin.seg[-1]) + 1 if g.n_work else 0
+    class_of = cupy.zeros(max(n, 1), cupy.int32)
+    class_of[g.nodes[fin.order]] = fin.seg.astype(cupy.int32)
+    node_set = class_of[g.rep] if n else cupy.zeros(0, cupy.int32)
+    leaders = _gpu_sets.class_leaders(g.nodes, fin, n_sets)
+    slot = cupy.where(fin.starts != 0, fin.seg, n_sets)
+    counts = cupy.zeros(n_sets + 1, cupy.int64)
+    counts[slot] = fin.bits[fin.order].astype(cupy.int64)
+    indptr = cupy.zeros(n_sets + 1, cupy.int64)
+    cupy.cumsum(counts[:n_sets], out=indptr[1:])
+    total = int(indptr[-1]) if n_sets else 0
+    indices = timer.run("export", _gpu_sets.expand, leaders, P, pool.words, indptr, total)
+    final_edges = int(counts[:n_sets][node_set].sum()) if n else 0
+    cupy.cuda.Device().synchronize()
+    note_peak()
+    t_solved = time.perf_counter()
+
+    sol = Solution(node_set.get(), indptr.get(), indices.get(), names=original.names)
+    t_back = time.perf_counter()
+    dev_name = _device_name(cupy)
+    notes.update(graph_build_ms=round((t_graph - t_build) * 1e3, 3),
+                 copy_back_ms=round((t_back - t_solved) * 1e3, 3),
+                 final_edges=final_edges, distinct_sets=n_sets, pool_elements_used=pool_used,
+                 pool_growths=pool.growths, store_pairs=total_pairs, active_copy_edges=total_active,
+                 delta_bits=delta_bits, ptr_eq_rounds=ptr_eq_rounds, representatives=g.n_work)
+    if timing:
+        notes["rules_ms_per_call"] = [round(t, 2) for t in timer.per_call("rules")]
+    sol.stats = SolveStats(backend="gpu", device=dev_name, iterations=iterations,
+                           solve_ms=(t_solved - t0) * 1e3, kernel_ms=timer.totals(), pool_bytes=pool.nbytes,
+                           peak_device_bytes=peak[0] - base_used, notes=notes)
+    return sol
+
+
+def _device_name(cupy) -> str:
+    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    name = props["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)

@@ -1,0 +1,90 @@
+// Copy⁻¹ over the old copy edges, driven by the sources that changed:
+//
+//   x →c⁻¹ y →p z  ⟹  x →p z        N(x) ∪= ΔP(y) \ P(x)   for every y →c x with ΔP(y) ≠ ∅
+//
+// The copy edges are also kept forward, as successor lists succ(y) = {x : y →c x} (built from
+// the new edges Δc⁻¹ by rules.cu and insert_pairs.cu), so that a round touches only the edges
+// whose source has a non-empty ΔP instead of walking every c⁻¹ list.
+//
+// emit_active_edges: one warp per representative y with ΔP(y) ≠ ∅ (atomic work counter);
+//   writes (x << 32 | cls(y)) for x ∈ succ(y), where cls(y) is a node whose ΔP equals ΔP(y)
+//   (pointer equivalence; y itself without classes). Slots come from ctl[CTL_ACTIVE_FILL];
+//   pairs past `cap` are counted but not written (the host sizes the buffer from the count).
+// apply_copy_pairs: the pairs sorted; one warp per 32 consecutive pairs, which handles the runs
+//   of equal x starting there: 32 sources at a time through union_many (repeats skipped, so an
+//   equivalence class is unioned once per target). Only that warp writes N(x).
+#include "bitvec.cuh"
+
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+emit_active_edges(const u32* __restrict__ nodes, u32 n_work, const u32* __restrict__ D,
+                  const u32* __restrict__ succ, const u32* __restrict__ cls, int use_cls,
+                  u64* pairs, u64 cap, u32* pool_w, u64* ctl, u32 pool_cap) {
+    Pool p{pool_w, ctl, pool_cap};
+    const u32 lane = lane_id();
+    for (;;) {
+        u32 i = next_work(&ctl[CTL_WORK_AUX]);
+        if (i >= n_work) return;
+        u32 y = nodes[i];
+        if (D[y] == NIL) continue;
+        u64 key = use_cls ? cls[y] : y;
+        for (u32 e = succ[y]; e != NIL;) {
+            u32 w = elem_word(p, e, lane);
+            u32 base = __shfl_sync(FULL_MASK, w, 0);
+            u32 next = __shfl_sync(FULL_MASK, w, 31);
+            u32 m = bits_lane(lane) ? w : 0u;
+            u32 total;
+            u32 before = warp_exclusive_sum(__popc(m), total);
+            u64 at = 0;
+            if (lane == 0 && total) at = atomicAdd(&ctl[CTL_ACTIVE_FILL], (u64)total);
+            at = __shfl_sync(FULL_MASK, at, 0) + before;
+            while (m) {
+                u32 b = __ffs(m) - 1;
+                m &= m - 1;
+                u64 x = base * ELEM_BITS + (lane - 1) * 32 + b;
+                if (at < cap) pairs[at] = x << 32 | key;
+                ++at;
+            }
+            e = next;
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+apply_copy_pairs(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ P,
+                 const u32* __restrict__ D, u32* N, int filter, u32* pool_w, u64* ctl, u32 cap) {
+    Pool p{pool_w, ctl, cap};
+    const u32 lane = lane_id();
+    if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 i = group * 32 + lane;
+    bool start = false;
+    u32 key = 0;
+    if (i < npairs) {
+        key = (u32)(pairs[i] >> 32);
+        start = (i == 0) || ((u32)(pairs[i - 1] >> 32) != key);
+    }
+    u32 starts = __ballot_sync(FULL_MASK, start);
+    while (starts) {
+        int sl = __ffs(starts) - 1;
+        starts &= starts - 1;
+        u32 x = __shfl_sync(FULL_MASK, key, sl);
+        const u32 known = filter ? P[x] : NIL;
+        const u64 run = group * 32 + sl;
+        for (u64 j = run;; j += 32) {
+            u64 pos = j + lane;
+            u32 src = NIL;
+            bool mine = false;
+            if (pos < npairs) {
+                u64 pr = pairs[pos];
+                mine = (u32)(pr >> 32) == x;
+                // a repeated (x, y) is unioned once
+                if (mine && (pos == run || pairs[pos - 1] != pr)) src = D[(u32)pr];
+            }
+            u32 vmask = __ballot_sync(FULL_MASK, mine);
+            if (__any_sync(FULL_MASK, src != NIL) &&
+                union_many(p, &N[x], src, known, NIL, CTL_OVF_RULES) < 0)
+                return;
+            if (vmask != FULL_MASK) break;
+        }
+    }
+}

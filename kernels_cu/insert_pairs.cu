@@ -1,0 +1,74 @@
+// Store⁻¹ (second half):  x →p⁻¹ y →s z  ⟹  x →c⁻¹ z, applied from sorted (x, z) pairs.
+//
+// Also builds the initial lists (x = &y gives the pair (x, y) for pts(x); x = y gives the
+// pair (x, y) for c⁻¹(x)) and the successor lists of copy edges (y, x) for y →c x.
+//
+// Input: `pairs` sorted ascending, each (key << 32) | id. For every distinct key k, the ids of
+// its run are OR-ed into the list heads[k]. One warp per group of 32 consecutive pairs: it
+// finds the runs that start in its group and inserts each run whole; only the warp that owns
+// a key's first pair touches heads[key], so no locks are needed.
+#include "bitvec.cuh"
+
+//
+// When `ovf_slot` is already raised at launch, the pairs may be incomplete (the rule kernel
+// that emits them gave up): the kernel then does nothing and the host runs the round again.
+// Pairs whose key is n_keys or more are placeholders and are left out.
+extern "C" __global__ void insert_pairs(const u64* __restrict__ pairs, u64 npairs, u32* heads,
+                                        u32 n_keys, u32* pool_w, u64* ctl, u32 cap, int ovf_slot) {
+    __shared__ u32 buf[WARPS_PER_BLOCK][32];
+    Pool p{pool_w, ctl, cap};
+    if (*(volatile u64*)&ctl[ovf_slot]) return;
+    const u32 lane = lane_id();
+    u32* sh = buf[threadIdx.x / 32];
+    u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 i = group * 32 + lane;
+    bool start = false;
+    u32 key = 0;
+    if (i < npairs) {
+        key = (u32)(pairs[i] >> 32);
+        start = key < n_keys && ((i == 0) || ((u32)(pairs[i - 1] >> 32) != key));
+    }
+    u32 starts = __ballot_sync(FULL_MASK, start);
+    sh[lane] = 0;
+    __syncwarp();
+    while (starts) {
+        int sl = __ffs(starts) - 1;
+        starts &= starts - 1;
+        u32 k = __shfl_sync(FULL_MASK, key, sl);
+        u64 j = group * 32 + sl;
+        Cursor c;
+        cursor_init(p, c, &heads[k]);
+        bool more = true;
+        while (more) {
+            u64 pos = j + lane;
+            bool valid = false;
+            u32 id = 0;
+            if (pos < npairs) {
+                u64 pr = pairs[pos];
+                valid = (u32)(pr >> 32) == k;
+                id = (u32)pr;
+            }
+            u32 vmask = __ballot_sync(FULL_MASK, valid);
+            // runs are contiguous: the run continues past this chunk only if all 32 matched
+            more = vmask == FULL_MASK;
+            j += 32;
+            while (vmask) {
+                int fl = __ffs(vmask) - 1;
+                u32 cb = __shfl_sync(FULL_MASK, id, fl) / ELEM_BITS;
+                bool mine = valid && id / ELEM_BITS == cb;
+                if (mine) {
+                    u32 r = id % ELEM_BITS;
+                    atomicOr(&sh[1 + r / 32], 1u << (r % 32));
+                    valid = false;
+                }
+                vmask = __ballot_sync(FULL_MASK, valid);
+                __syncwarp();
+                u32 bits = bits_lane(lane) ? sh[lane] : 0u;
+                __syncwarp();
+                sh[lane] = 0;
+                __syncwarp();
+                if (merge_elem(p, c, &heads[k], cb, bits, ovf_slot) < 0) return;
+            }
+        }
+    }
+}

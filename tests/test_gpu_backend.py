@@ -1,0 +1,126 @@
+"""The GPU backend against the reference backend and the paper's reference solutions.
+
+Every test needs a CUDA device and CuPy (marker ``gpu``; skipped elsewhere). Run on the
+device with ``python3 -m pytest -m gpu tests/test_gpu_backend.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from andersen_gpu.backends import reference
+from andersen_gpu.solution import Solution
+from constraints.model import ConstraintSet
+from tests.strategies import constraint_sets
+
+pytestmark = pytest.mark.gpu
+
+DUMPS = Path(__file__).resolve().parent.parent / ".inputs"
+
+
+def gpu_solve(cs: ConstraintSet, **kw) -> Solution:
+    from andersen_gpu.backends import gpu
+    return gpu.solve(cs, **kw)
+
+
+def assert_same(cs: ConstraintSet, **kw) -> None:
+    want = reference.solve(cs)
+    got = gpu_solve(cs, **kw)
+    assert got == want, got.diff_report(want, labels=("gpu", "reference"))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets())
+def test_random_sets_match_reference(cs):
+    assert_same(cs)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=40, max_constraints=80))
+def test_random_sets_with_set_classes(cs):
+    assert_same(cs, set_classes=True, ptr_eq_min_changed=0)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
+def test_random_sets_pool_growth_and_no_ptr_eq(cs):
+    # a one-element pool forces every kernel through the grow-and-run-again path
+    assert_same(cs, capacity=1, pointer_equivalence=False, filter_known=False)
+    assert_same(cs, capacity=1, ptr_eq_min_changed=0)
+
+
+@pytest.mark.parametrize("base", [0, 31, 32, 33, 958, 959, 960, 961, 1023, 1024, 1025, 1919, 1920])
+def test_element_and_word_boundaries(base):
+    # objects straddling 32-bit words and 960-bit elements; geps crossing them
+    n = base + 2100
+    sizes = {base: 5, base + 3: 2, base + 1000: 1100}
+    cs = ConstraintSet.from_lists(
+        n, obj_size=sizes,
+        addr=[(n - 1, base), (n - 1, base + 3), (n - 2, base + 1000), (n - 3, n - 2)],
+        copy=[(n - 4, n - 1), (n - 5, n - 4), (n - 1, n - 5)],           # a copy cycle
+        gep=[(n - 6, n - 1, 1), (n - 7, n - 1, 4), (n - 8, n - 2, 961), (n - 9, n - 2, 1099),
+             (n - 10, n - 2, 1100)],                                    # the last is past the size
+        store=[(n - 3, n - 6)], load=[(n - 11, n - 3), (n - 12, n - 8)])
+    assert_same(cs)
+
+
+def test_int_to_pointer_loads_and_stores_do_nothing():
+    cs = ConstraintSet.from_lists(8, obj_size={1: 1, 2: 1, 3: 1}, int_to_pointer=1,
+                                  addr=[(4, 1), (4, 2), (5, 3), (1, 3)],
+                                  store=[(4, 5)], load=[(6, 4)])
+    got = gpu_solve(cs)
+    assert got == reference.solve(cs)
+    assert got.points_to(2).tolist() == [3]      # *4 = 5 reached object 2 ...
+    assert got.points_to(1).tolist() == [3]      # ... but not the i2p object beyond its own addr
+    assert got.points_to(6).tolist() == [3]      # x = *4 reads 2 only
+
+
+def test_empty_and_trivial_inputs():
+    assert_same(ConstraintSet.from_lists(1))
+    assert_same(ConstraintSet.from_lists(5, copy=[(0, 1), (1, 0), (2, 2)]))
+
+
+def test_stats_are_filled():
+    cs = ConstraintSet.from_lists(6, obj_size={0: 1, 1: 1}, addr=[(2, 0), (3, 1)], copy=[(4, 2), (4, 3)],
+                                  store=[(2, 3)], load=[(5, 2)])
+    st = gpu_solve(cs).stats
+    assert st.backend == "gpu" and st.iterations >= 1 and st.solve_ms > 0
+    assert {"rules", "update"} <= set(st.kernel_ms)
+    assert st.pool_bytes > 0 and st.peak_device_bytes > 0
+    assert st.notes["final_edges"] == 1 + 1 + 2 + 1 + 1  # 2,3,4(x2),0→{1},5→{1}
+
+
+def _dump(name: str):
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.gpu_paper_inputs import load_dump
+    path, ref = DUMPS / f"{name}.npz", DUMPS / f"{name}_soln.npz"
+    if not path.is_file():
+        pytest.skip(f"no dump {path} (make it with bench/gpu_paper_inputs.py dump)")
+    return load_dump(path), (Solution.load(ref) if ref.is_file() else None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("set_classes", [False, True], ids=["plain", "set_classes"])
+@pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
+def test_paper_reference_solutions(name, set_classes):
+    cs, ref = _dump(name)
+    if ref is None:
+        pytest.skip("no reference solution")
+    got = gpu_solve(cs, set_classes=set_classes)
+    assert got == ref, got.diff_report(ref, labels=("gpu", "reference file"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["linux", "pine", "gimp"])  # the most nodes
+def test_deterministic_on_largest_inputs(name):
+    cs, _ = _dump(name)
+    first = gpu_solve(cs)
+    for _ in range(4):
+        again = gpu_solve(cs)
+        assert again == first, again.diff_report(first, labels=("run", "first run"))
+    assert first.stats.notes["final_edges"] == first.n_edges
