@@ -126,10 +126,10 @@ def cmd_time(args) -> int:
     variants = [("gpu", {})]
     if args.no_preprocess:
         variants.append(("gpu", {"preprocess": False}))
-    if args.set_classes:
-        variants.append(("gpu", {"set_classes": True}))
+    if args.no_set_classes:
+        variants.append(("gpu", {"set_classes": False}))
         if args.no_preprocess:
-            variants.append(("gpu", {"set_classes": True, "preprocess": False}))
+            variants.append(("gpu", {"set_classes": False, "preprocess": False}))
     if args.cpu:
         try:
             import andersen_gpu.backends.cpu  # noqa: F401
@@ -183,7 +183,7 @@ def _write(rows: list[dict], args, final: bool = False) -> None:
     lines = [f"# Paper inputs: median solve time (ms)\n",
              f"Command: `PYTHONPATH=. python3 bench/gpu_paper_inputs.py time --repeat {args.repeat}"
              f"{' --cpu' if args.cpu else ''}{' --no-preprocess' if args.no_preprocess else ''}"
-             f"{' --set-classes' if args.set_classes else ''}`; "
+             f"{' --no-set-classes' if args.no_set_classes else ''}`; "
              f"machine: {platform.node()}; commit {_commit()}.\n",
              markdown_table(df.drop(columns=[c for c in ("kernel_ms",) if c in df])) + "\n"]
     if len(gpu):
@@ -208,8 +208,8 @@ def main(argv=None) -> int:
     t.add_argument("--cpu", action="store_true", help="also time the cpu backend when it exists")
     t.add_argument("--no-preprocess", action="store_true",
                    help="also time the gpu backend without the offline collapse")
-    t.add_argument("--set-classes", action="store_true",
-                   help="also time the gpu backend with set_classes=True")
+    t.add_argument("--no-set-classes", action="store_true",
+                   help="also time the gpu backend with set_classes=False (the seed's plain pull)")
     t.add_argument("--out", default=str(ROOT / "bench" / "results"))
     t.add_argument("names", nargs="*")
     args = ap.parse_args(argv)

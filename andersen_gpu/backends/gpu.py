@@ -1,4 +1,4 @@
-"""The GPU backend: seed 002's inclusion-based solver on CuPy RawKernels.
+r"""The GPU backend: seed 002's inclusion-based solver on CuPy RawKernels.
 
 Points-to sets, copy-inverse edge sets and copy-successor sets are sparse bit-vectors of
 128-byte elements (base, 30 bit-words, next) in one growing device pool (``_gpu_pool``).
@@ -158,7 +158,7 @@ def _initial_capacity(hg: HostGraph) -> int:
 
 
 def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool = True,
-          ptr_eq_min_changed: int = 256, filter_known: bool = True, set_classes: bool = False,
+          ptr_eq_min_changed: int = 256, filter_known: bool = True, set_classes: bool = True,
           capacity: int | None = None, timing: bool = True,
           max_iterations: int | None = None) -> Solution:
     """Least solution of ``cs`` on the GPU.
@@ -177,8 +177,9 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         (walks P and c⁻¹ of the node); otherwise the update kernel does it alone.
     set_classes : bool
         Each round, group the nodes by equal P (hash-sort, exact compare) so that the new copy
-        edges made by loads and stores pull each distinct P once per target. Off by default:
-        implemented but not yet run on a device.
+        edges made by loads and stores pull each distinct P once per target. On by default:
+        on the H200 it cut the rules kernel from 1537 to 59 ms on vim and from 28.4 to 1.6 s on
+        linux, exact on ex, gcc, perl, vim and the hypothesis cases (device run 7).
     capacity : int, optional
         Initial pool capacity in elements (default: from the input's size); the pool grows.
     timing : bool
