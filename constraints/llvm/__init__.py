@@ -26,7 +26,8 @@ from .extractor import AliasCheck, ExtractStats, ModuleExtractor
 __all__ = ["extract", "extract_with_stats", "extract_text", "ExtractStats", "AliasCheck"]
 
 
-def extract_text(text: str, inputs: Iterable[str] = (), progress=None) -> tuple[ConstraintSet, ExtractStats]:
+def extract_text(text: str, inputs: Iterable[str] = (), progress=None, record_sites: bool = False
+                 ) -> tuple[ConstraintSet, ExtractStats]:
     """Constraints of one module given as textual LLVM IR (already verified).
 
     Parameters
@@ -34,16 +35,18 @@ def extract_text(text: str, inputs: Iterable[str] = (), progress=None) -> tuple[
     text : the module as printed by LLVM
     inputs : input names for the report
     progress : optional tqdm-like factory ``progress(total=n)`` for a bar over IR lines
+    record_sites : also record every memory-access site in ``stats.access_sites``
+        (:class:`~constraints.llvm.access_sites.AccessSites`)
 
     Returns
     -------
     (ConstraintSet, ExtractStats)
     """
-    return ModuleExtractor(text, inputs, progress).run()
+    return ModuleExtractor(text, inputs, progress, record_sites).run()
 
 
-def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), progress=None
-                       ) -> tuple[ConstraintSet, ExtractStats]:
+def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), progress=None,
+                       record_sites: bool = False) -> tuple[ConstraintSet, ExtractStats]:
     """Read, compile and link ``paths`` into one program and extract its constraints.
 
     Parameters
@@ -51,6 +54,8 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     paths : ``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp`` files (linked together)
     clang_flags : extra flags for compiling sources (``-I``, ``-D``)
     progress : optional tqdm-like factory for a progress bar
+    record_sites : also record every memory-access site (loads, stores, memory
+        intrinsics, calls) in ``stats.access_sites``
 
     Returns
     -------
@@ -70,7 +75,7 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     t0 = time.perf_counter()
     text, names = module_text(paths, clang_flags)
     t1 = time.perf_counter()
-    cs, stats = extract_text(text, names, progress)
+    cs, stats = extract_text(text, names, progress, record_sites)
     stats.seconds = {"read": t1 - t0, **stats.seconds}
     return cs, stats
 

@@ -10,10 +10,18 @@ points to (one load), ``"+a"`` is any address inside the objects argument
 effect                    meaning
 ========================  ==========================================================
 ``("alloc",)``            the result points to a fresh heap object of this call site
-``("alloc_out", a)``      ``*arg[a]`` receives a fresh heap object (posix_memalign)
-``("static",)``           the result points to one object per callee (getenv, ...)
-``("keep", a)``           that per-callee object receives ``arg[a]`` (signal's handler)
-``("ret_kept",)``         the result may be what the per-callee object holds
+``("alloc_out", a)``      ``*arg[a]`` receives a fresh heap object (posix_memalign);
+                          ``("alloc_out", a, "linked")``: one whose every slot may point
+                          anywhere inside it (getaddrinfo's list of nodes)
+``("alloc_into", a)``     every slot of ``*arg[a]`` may receive a fresh heap object
+                          (obstack chunks, zlib's internal state)
+``("smear_fields", a)``   every pointer in ``*arg[a]`` may be advanced anywhere inside
+                          what it points to (z_stream's next_in/next_out after deflate)
+``("static",)``           the result points to one object per callee (getenv, ...), whose
+                          slots may point anywhere inside it (library memory)
+``("keep", a[, key])``    that per-callee object (or the one named ``key``) receives
+                          ``arg[a]`` (signal's handler, pthread_setspecific's value)
+``("ret_kept"[, key])``   the result may be what that object holds
 ``("ret_arg", a)``        the result may be ``a``
 ``("ret_into", a)``       the result may point anywhere inside the objects ``a`` points to
 ``("copy", d, s)``        every slot of ``*s`` flows to the same slot of ``*d``
@@ -215,6 +223,58 @@ for _i in ("lifetime.start lifetime.end dbg.declare dbg.value dbg.label dbg.assi
            "vector.reduce.umin vector.reduce.smin vector.reduce.xor vector.reduce.mul").split():
     MODELS["llvm." + _i] = NONE
 MODELS["llvm.stacksave"] = (("static",),)
+
+# -- seen unmodelled in the corpus (bash, gawk, git, gzip, make, sqlite3) --
+# wide strings, multibyte conversion, iconv: results inside an argument; the
+# conversions advance the caller's source pointer inside its buffer
+_add("wcschr wcsrchr wcsstr wcspbrk wmemchr wcschrnul memmem", RET_INTO0)
+_add("wcscpy wcsncpy wcscat wcsncat wmemset mkdtemp mktemp", RET0)
+_add("wmemcpy wmemmove", MEMCPY)
+MODELS["wcpcpy"] = RET_INTO0
+MODELS["wcsdup"] = ALLOC
+_add("mbsrtowcs mbsnrtowcs wcsrtombs wcsnrtombs", (("store_into", 1, "*1"),))
+MODELS["iconv"] = (("store_into", 1, "*1"), ("store_into", 3, "*3"))
+MODELS["iconv_open"] = STATIC
+# network: getaddrinfo builds a linked list (ai_next, ai_addr, ai_canonname)
+MODELS["getaddrinfo"] = (("alloc_out", 3, "linked"),)
+_add("getservent getservbyport getprotobynumber getprotoent gnu_get_libc_version zlibVersion ptsname", STATIC)
+MODELS["inet_ntop"] = (("ret_arg", 2),)
+# termcap: tgetstr copies into *area, returns where and advances *area; tputs
+# calls its output function with characters
+MODELS["tgetstr"] = (("static",), ("ret_into", "*1"), ("store_into", 1, "*1"))
+MODELS["tgoto"] = STATIC
+MODELS["tputs"] = (("call", 2, ("int",)),)
+# thread-specific data: one object shared by set and get
+MODELS["pthread_setspecific"] = (("keep", 1, "pthread_specific"),)
+MODELS["pthread_getspecific"] = (("ret_kept", "pthread_specific"),)
+# obstack chunks (the allocation macros then read h's fields): the chunk
+# function may be called; h's fields receive the chunk
+MODELS["_obstack_begin"] = (("call", 3, ("int",)), ("alloc_into", 0))
+MODELS["_obstack_begin_1"] = (("call", 3, (5, "int")), ("alloc_into", 0))
+MODELS["_obstack_newchunk"] = (("alloc_into", 0),)
+# zlib: the stream's state is library memory; deflate/inflate advance next_in/next_out
+_add("deflateInit_ deflateInit2_ inflateInit_ inflateInit2_ inflateBackInit_", (("alloc_into", 0),))
+_add("deflate inflate inflateBack", (("smear_fields", 0),))
+# libsigsegv: handlers called later with a fault address / context
+MODELS["sigsegv_install_handler"] = (("call", 0, ("static", "int")),)
+MODELS["stackoverflow_install_handler"] = (("call", 0, ("int", "static")),)
+_add("""
+__fpurge __freading __fwriting __fsetlocking arc4random arc4random_uniform arc4random_buf getrandom getentropy
+confstr eaccess euidaccess endservent setservent endprotoent setprotoent getpeername getsockname
+imaxdiv imaxabs wcscmp wcsncmp wcscoll wcscasecmp wcsncasecmp wcsxfrm wcstol wcstoul wcstod wcswidth
+fcntl64 ftruncate64 fdatasync futimens futimesat unlinkat renameat mkdirat fchmodat fchownat readlinkat
+getloadavg pread64 pwrite64 lseek64 getrlimit64 setrlimit64 statvfs64 fstatvfs64 sync_file_range sysinfo
+setitimer getitimer setresuid setresgid getresuid getresgid pselect ppoll
+posix_spawn posix_spawnp posix_spawn_file_actions_init posix_spawn_file_actions_destroy
+posix_spawn_file_actions_adddup2 posix_spawn_file_actions_addopen posix_spawn_file_actions_addclose
+posix_spawnattr_init posix_spawnattr_destroy posix_spawnattr_setflags posix_spawnattr_setsigmask
+posix_spawnattr_setsigdefault posix_spawnattr_setpgroup
+posix_openpt grantpt unlockpt mtrace muntrace pthread_setcancelstate pthread_setcanceltype
+freeaddrinfo getnameinfo obstack_free _obstack_free _obstack_memory_used
+tgetent tgetflag tgetnum
+crc32 crc32_z adler32 compress compress2 compressBound uncompress uncompress2 deflateBound deflateEnd
+inflateEnd deflateReset inflateReset deflateSetHeader deflateParams
+""", NONE)
 
 # C++-mangled and plain alias-assertion functions handled by the extractor
 ALIAS_CHECKS = ("MAYALIAS", "NOALIAS", "MUSTALIAS", "PARTIALALIAS", "EXPECTEDFAIL_MAYALIAS",

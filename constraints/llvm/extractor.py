@@ -43,10 +43,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import InputError
+from .access_sites import AccessSites, SiteRecorder
 from .builder import FIELD, FUNCTION, OBJECT, VALUE, Builder
 from .externals import ALIAS_CHECKS, ALLOC_SIZE_ARGS, model_for
-from .irtext import NAME, parse_items, parse_typed, parse_value, skip_group, skip_ws
+from .irtext import NAME, MetadataTable, parse_items, parse_typed, parse_value, skip_group, skip_ws
 from .types import PTR, TypeTable, parse_type
 
 _FUNC_NAME = re.compile(r'@("[^"]*"|[-\w$.]+)\(')
@@ -55,7 +58,6 @@ _MANGLED = re.compile(r"_Z(\d+)")
 _DBG = re.compile(r"!dbg !(\d+)")
 _DBG_DECLARE = re.compile(r'#dbg_declare\(ptr %("[^"]*"|[-\w$.]+), !(\d+)')
 _PTRTOINT_GLOBAL = re.compile(r'ptrtoint \(ptr @("[^"]*"|[-\w$.]+)')
-_MD_DEF = re.compile(r"^!(\d+) = (.*)$", re.M)
 _MD_DILOC = re.compile(r"!DILocation\(line: (\d+), (?:column: \d+, )?scope: !(\d+)")
 _MD_LINE = re.compile(r"\bline: (\d+)")
 _MD_SCOPE = re.compile(r"\bscope: !(\d+)")
@@ -116,6 +118,8 @@ class ExtractStats:
     seconds: dict[str, float] = field(default_factory=dict)
     node_kinds: dict[str, int] = field(default_factory=dict)
     constraints: dict[str, int] = field(default_factory=dict)
+    # access sites (loads, stores, memory intrinsics, calls): only with record_sites=True
+    access_sites: "AccessSites | None" = None
 
     def lines(self, unmodelled_limit: int | None = None) -> list[str]:
         """A readable report: counts per kind, then every unmodelled call."""
@@ -160,7 +164,7 @@ class _FuncInfo:
 class ModuleExtractor:
     """Extract the constraints of one module's textual IR (see module docstring)."""
 
-    def __init__(self, text: str, inputs=(), progress=None):
+    def __init__(self, text: str, inputs=(), progress=None, record_sites: bool = False):
         self.text = text
         self.lines = text.split("\n")
         self.b = Builder()
@@ -175,10 +179,11 @@ class ModuleExtractor:
         self.global_lines: list[tuple[str, int, str]] = []   # (name, line index, kind)
         self.aliases: dict[str, str] = {}        # alias name -> aliasee text
         self.func_addr: dict[str, int] = {}
-        self.md: dict[int, str] = {}
+        self.md = {}                             # metadata id -> text (a MetadataTable once read)
         self.const_cache: dict = {}
         self.static_objs: dict[str, int] = {}
         self.window_cache: dict[int, int] = {}
+        self._offsets: list | None = None        # see _offset_tables
         self.max_slots = 1
         self._i2p = -1
         self._esc_raw = -1
@@ -189,6 +194,10 @@ class ModuleExtractor:
         self._md_files: dict[int, str] = {}
         self._type_text: dict[str, object] = {}
         self.gep_plans: dict = {}
+        # --- access-site recording (constraints/llvm/access_sites.py) ---
+        self.recorder = SiteRecorder(self) if record_sites else None
+        if record_sites:
+            self.stats.access_sites = self.recorder.sites
 
     # ================================================================ passes
     def run(self):
@@ -230,9 +239,7 @@ class ModuleExtractor:
                     info.body = (start, i)
                 self.funcs[info.name] = info
             elif c == "!" and line[1:2].isdigit():
-                # metadata comes last: read the rest at once
-                tail = "\n".join(lines[i:])
-                self.md = {int(k): v for k, v in _MD_DEF.findall(tail)}
+                self.md = MetadataTable(lines, i)  # metadata comes last, read on demand
                 break
             i += 1
         b = self.b
@@ -306,7 +313,10 @@ class ModuleExtractor:
         bodies = [f for f in self.funcs.values() if f.defined]
         bar = self.progress(total=sum(f.body[1] - f.body[0] for f in bodies)) if self.progress else None
         for info in bodies:
-            _Function(self, info).run()
+            fn = _Function(self, info)
+            fn.run()
+            if self.recorder is not None:
+                self.recorder.scan(fn)
             if bar is not None:
                 bar.update(info.body[1] - info.body[0])
         if bar is not None:
@@ -508,22 +518,49 @@ class ModuleExtractor:
             return self.max_slots
         w = self.window_cache.get(nbytes)
         if w is None:
-            w = self.types.max_slots_in_window(nbytes)
-            for ty in self._global_types:
-                offs = self.types.slot_byte_offsets(ty)
-                if len(offs) > w:
-                    from bisect import bisect_left
-                    for j, o in enumerate(offs):
-                        w = max(w, bisect_left(offs, o + nbytes) - j)
-            w = max(1, min(w, nbytes, max(self.max_slots, w)))
+            # the most slots of any named struct or global's type inside nbytes
+            # consecutive bytes; tables come longest first, so stop at the first
+            # one too short to beat the best so far
+            w = 1
+            for offs in self._offset_tables():
+                if len(offs) <= w:
+                    break
+                w = max(w, int((np.searchsorted(offs, offs + nbytes) - np.arange(len(offs))).max()))
+            w = max(1, min(w, nbytes))
             self.window_cache[nbytes] = w
         return w
 
+    def _offset_tables(self) -> list:
+        """Slot byte offsets (numpy) of every named struct and global type, longest first."""
+        if self._offsets is None:
+            tys = [("N", n) for n, body in self.named_types.items() if body != "opaque"]
+            tables = {}
+            for ty in tys + list(self._global_types):
+                offs = self.types.slot_byte_offsets(ty)
+                if len(offs) > 1:
+                    tables[tuple(offs)] = None
+            self._offsets = sorted((np.array(t, np.int64) for t in tables), key=len, reverse=True)
+        return self._offsets
+
     def static_obj(self, callee: str) -> int:
+        """The library-owned object of ``callee`` (getenv's string, getpwnam's
+        struct, ...). Pointers inside it point into library memory, which the
+        program sees only through this object: every slot may point anywhere in it."""
         o = self.static_objs.get(callee)
         if o is None:
-            o = self.b.obj(f"*{callee}()", self.max_slots, OBJECT)
-            self.static_objs[callee] = o
+            o = self.static_objs[callee] = self.self_linked(f"*{callee}()", None, None)
+        return o
+
+    def self_linked(self, name: str, nbytes: int | None, loc) -> int:
+        """A heap object whose every slot may point anywhere inside it (a
+        library-built structure: getaddrinfo's list, a static struct passwd)."""
+        b = self.b
+        o = self.heap_object(name, nbytes, loc)
+        t = b.node(name + ".self")
+        b.addr(t, o)
+        anywhere = b.smear(t, name + ".any")
+        for k in range(b.size[o]):
+            b.copy(o + k, anywhere)
         return o
 
     @property
@@ -583,13 +620,48 @@ class ModuleExtractor:
     # ================================================================ finish
     def _finish(self):
         b = self.b
-        locs = [self._location(x) for x in b.loc]
+        locs = self._node_locations()
         cs = b.build(locs, self._i2p)
         kinds = Counter(b.kind)
         self.stats.node_kinds = {"value": kinds[VALUE], "object": kinds[OBJECT], "field": kinds[FIELD],
                                  "function": kinds[FUNCTION]}
         self.stats.constraints = {k: cs.count(k) for k in ("addr", "copy", "load", "store", "gep")}
         return cs
+
+    def _node_locations(self) -> list[str]:
+        """``file:line`` of every node (``_location`` of each ``Builder.loc``, with the
+        common case inlined: a line index whose ``!dbg`` is a ``DILocation``)."""
+        seen: dict = {None: ""}  # many nodes share a location (an object's fields, a line's temporaries)
+        lines, md, cache, files = self.lines, self.md, self._md_cache, self._md_files
+        out = []
+        append = out.append
+        for x in self.b.loc:
+            s = seen.get(x)
+            if s is None:
+                s = ""
+                if x.__class__ is int and x < 0:
+                    line = lines[-1 - x]
+                    k = line.find("!dbg !")
+                    if k > 0:
+                        e = line.find(",", k)
+                        mid = int(line[k + 6:e] if e > 0 else line[k + 6:])
+                        s = cache.get(mid)
+                        if s is None:
+                            text = md.get(mid, "")
+                            m = _MD_DILOC.match(text)
+                            if m is not None:
+                                scope = int(m.group(2))
+                                f = files.get(scope)
+                                s = cache[mid] = f"{(f if f is not None else self._md_file(scope)) or '?'}:{m.group(1)}"
+                            else:
+                                s = self.md_location(mid)
+                    else:
+                        s = self._location(x)  # an invoke's !dbg is on its second line
+                else:
+                    s = self._location(x)
+                seen[x] = s
+            append(s)
+        return out
 
     def _location(self, x) -> str:
         if x is None:
@@ -704,7 +776,7 @@ class _Function:
         self.info = info
         self.fname = info.name
         self.locals: dict[str, int] = {}
-        self.defs: dict[str, int] = {}       # local name -> line index of its definition
+        self._defs: dict[str, int] | None = None  # see defs
         self.pending_int: list = []
         self._int_memo: dict[str, tuple] = {}
         self._alloca_obj: dict[str, int] = {}
@@ -715,6 +787,21 @@ class _Function:
     def dbg(self) -> int | None:
         """The ``!dbg`` metadata id of the current instruction, if any."""
         return self.mod.line_dbg(self.li)
+
+    @property
+    def defs(self) -> dict[str, int]:
+        """Local name -> line index of its definition (built on first use: only
+        integer tracing needs it, and few functions trace integers)."""
+        if self._defs is None:
+            self._defs = {}
+            lines = self.mod.lines
+            for li in range(*self.info.body):
+                line = lines[li]
+                if line.startswith("  %"):
+                    eq = line.find(" = ", 3)
+                    if eq > 0:
+                        self._defs[line[3:eq]] = li
+        return self._defs
 
     def local(self, name: str) -> int:
         node = self.locals.get(name)
@@ -764,7 +851,6 @@ class _Function:
                 b.addr(F + 4, argv)
         stats = mod.stats
         opcodes = self.opcodes = {}
-        defs = self.defs
         lines = mod.lines
         no_ptr = _NO_POINTER_OPS
         handlers = _HANDLERS
@@ -799,8 +885,6 @@ class _Function:
                 op = line[p:sp]
             n_instr += 1
             opcodes[op] = opcodes.get(op, 0) + 1
-            if res is not None:
-                defs[res] = li
             if op in no_ptr:
                 continue
             handler = handlers.get(op)
@@ -903,13 +987,13 @@ class _Function:
     def i_gep(self, res, rest):
         m = _GEP_FAST.match(rest)
         if m is not None:
-            key = (m.group(1), m.group(3))
+            indices = m.group(3)
+            # a plan depends on which indices are variable, not on their names
+            key = (m.group(1), _GEP_LOCAL.sub("%", indices) if "%" in indices else indices)
             plan = self.mod.gep_plans.get(key)
             if plan is None:
-                idx = tuple(("i", int(x)) if x[0] != "%" else ("%", x) for x in _GEP_INDEX.findall(m.group(3)))
-                plan = self.mod.gep_plan(self.mod.type_of_text(m.group(1)), idx)
-                if not any(x[0] == "%" for x in idx[1:]):  # only plans that do not name locals are shared
-                    self.mod.gep_plans[key] = plan
+                idx = tuple(("i", int(x)) if x[0] != "%" else ("%", x) for x in _GEP_INDEX.findall(indices))
+                plan = self.mod.gep_plans[key] = self.mod.gep_plan(self.mod.type_of_text(m.group(1)), idx)
             base = self._operand(m.group(2))
             dst = self.local(res)
             b = self.b
@@ -1250,20 +1334,37 @@ class _Function:
             elif kind == "alloc_out":
                 dst = ref(eff[1])
                 if dst is not None:
-                    obj = mod.heap_object(f"*{name}.out", None, -1 - self.li)
+                    if eff[2:] == ("linked",):
+                        obj = mod.self_linked(f"*{name}.out", None, -1 - self.li)
+                    else:
+                        obj = mod.heap_object(f"*{name}.out", None, -1 - self.li)
                     t = b.node(f"{name}.out")
                     b.addr(t, obj)
                     b.store(dst, t)
+            elif kind == "alloc_into":
+                dst = ref(eff[1])
+                if dst is not None:
+                    obj = mod.heap_object(f"*{name}.into", None, -1 - self.li)
+                    t = b.node(f"{name}.into")
+                    b.addr(t, obj)
+                    b.store(b.smear(dst, f"{name}.fields"), t)
+            elif kind == "smear_fields":
+                a = ref(eff[1])
+                if a is not None:
+                    fields = b.smear(a, f"{name}.fields")
+                    t = b.node(f"{name}.advanced")
+                    b.load(t, fields)
+                    b.store(fields, b.smear(t, f"{name}.advanced.any"))
             elif kind == "static":
                 if result is not None:
                     b.addr(result, mod.static_obj(callee))
             elif kind == "keep":
                 a = ref(eff[1])
                 if a is not None:
-                    b.copy(mod.static_obj(callee), a)
+                    b.copy(mod.static_obj(eff[2] if len(eff) > 2 else callee), a)
             elif kind == "ret_kept":
                 if result is not None:
-                    b.copy(result, mod.static_obj(callee))
+                    b.copy(result, mod.static_obj(eff[1] if len(eff) > 1 else callee))
             elif kind == "ret_arg":
                 a = ref(eff[1])
                 if result is not None and a is not None:
@@ -1434,6 +1535,7 @@ _STORE_FAST = re.compile(r"(?:atomic |volatile )*([^ ,{<\[]+) (" + _VAL + r"|nul
                          r"zeroinitializer), ptr (" + _VAL + r")(?:,|$| )")
 _GEP_FAST = re.compile(r"(?:inbounds |nuw |nusw )*([^,{<]+?), ptr (" + _VAL + r")((?:, i\d+ (?:-?\d+|%[-\w$.]+))*)$")
 _GEP_INDEX = re.compile(r", i\d+ (-?\d+|%[-\w$.]+)")
+_GEP_LOCAL = re.compile(r"%[-\w$.]+")
 _PHI_FAST = re.compile(r"\[ (" + _VAL + r"|null|undef|poison), %")
 _FAST_MATH = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 

@@ -199,3 +199,46 @@ def parse_items(s: str, i: int, close: str):
             i += 1
             continue
         return tuple(items), i + 1
+
+
+_MD_LINE_DEF = re.compile(r"!(\d+) = (.*)")
+
+
+class MetadataTable:
+    """The numbered metadata ``!N = ...`` of a module's text, read on demand.
+
+    LLVM prints numbered metadata last, one node a line, in id order, so node
+    ``N`` is on line ``first + N - N0``: a lookup checks that line and reads
+    nothing else. Only when the guess fails (hand-written IR, gaps) is the
+    whole section indexed, once. Building a dict of every node up front cost
+    more than a second on a program with 700,000 metadata nodes, of which the
+    extractor reads a few percent (locations of instructions and variables).
+
+    Parameters
+    ----------
+    lines : the module's lines
+    first : index of the first numbered metadata line
+    """
+
+    def __init__(self, lines: list[str], first: int):
+        self.lines = lines
+        self.first = first
+        m = _MD_LINE_DEF.match(lines[first])
+        self.n0 = int(m.group(1)) if m else 0
+        self._index: dict[int, str] | None = None
+
+    def get(self, mid: int, default: str = "") -> str:
+        """Text after ``!mid = `` (``default`` when there is no such node)."""
+        if self._index is None:
+            k = self.first + mid - self.n0
+            if self.first <= k < len(self.lines):
+                line = self.lines[k]
+                prefix = f"!{mid} = "
+                if line.startswith(prefix):
+                    return line[len(prefix):]
+            self._index = {}
+            for line in self.lines[self.first:]:
+                m = _MD_LINE_DEF.match(line)
+                if m is not None:
+                    self._index[int(m.group(1))] = m.group(2)
+        return self._index.get(mid, default)
