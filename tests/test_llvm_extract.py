@@ -119,7 +119,9 @@ def test_cli_extract_and_check(tmp_path, capsys):
     bad.write_text('void MAYALIAS(void*, void*);\nint x, y;\nint main(void) { MAYALIAS(&x, &y); return 0; }\n')
     assert main(["check-aliases", str(bad), "--backend", "reference"]) == ExitCode.CHECK_FAILED
     printed = capsys.readouterr().out
-    assert "FAIL bad.c:3" in printed.replace(str(tmp_path) + "/", "") and "0 passed, 1 failed" in printed
+    # the location is the debug info's file name (its directory form depends on where clang ran)
+    assert any(line.startswith("FAIL ") and "bad.c:3:" in line for line in printed.splitlines())
+    assert "0 passed, 1 failed" in printed
 
 
 def _bad_inputs(tmp_path):
