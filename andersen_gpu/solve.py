@@ -37,28 +37,52 @@ def gpu_available() -> tuple[bool, str]:
     return True, name
 
 
-def resolve_backend(backend: str, announce: bool = False) -> str:
-    """Map ``auto`` to ``gpu`` when a device is present, else ``cpu``; check the name."""
+#: Below this many constraints ``auto`` prefers the pure-Python reference solver on a
+#: machine without a GPU: it answers in well under a second, while the cpu backend's
+#: first call pays numba's one-off compilation (tens of seconds; cached afterwards).
+SMALL_INPUT_CONSTRAINTS = 10_000
+
+
+def auto_candidates(cs: ConstraintSet | None = None) -> tuple[list[str], str]:
+    """Backends ``auto`` tries, in order, and why the first one was chosen.
+
+    ``gpu`` when CuPy sees a device; otherwise ``cpu`` (``reference`` first for inputs of
+    at most :data:`SMALL_INPUT_CONSTRAINTS` constraints); each later entry is a fallback
+    for when an earlier one is unavailable.
+    """
+    ok, why = gpu_available()
+    if ok:
+        return ["gpu", "cpu", "reference"], f"GPU found: {why}"
+    if cs is not None and cs.n_constraints <= SMALL_INPUT_CONSTRAINTS:
+        return ["reference", "cpu"], (f"no usable GPU ({why}); {cs.n_constraints:,} constraints is small "
+                                      "enough for the pure-Python solver")
+    return ["cpu", "reference"], f"no usable GPU ({why})"
+
+
+def resolve_backend(backend: str, announce: bool = False, cs: ConstraintSet | None = None) -> str:
+    """Map ``auto`` to the first of :func:`auto_candidates`; check the name."""
     if backend == "auto":
-        ok, why = gpu_available()
-        chosen = "gpu" if ok else "cpu"
+        candidates, why = auto_candidates(cs)
         if announce:
-            msg = f"backend auto: using gpu ({why})" if ok else f"backend auto: using cpu ({why})"
-            print(msg, file=sys.stderr)
-        return chosen
+            print(f"backend auto: using {candidates[0]} ({why})", file=sys.stderr)
+        return candidates[0]
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of auto, {', '.join(BACKENDS)}")
     return backend
 
 
-def solve(cs: ConstraintSet, backend: str = "auto", **options) -> Solution:
+def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: None, **options) -> Solution:
     """Solve ``cs`` with one backend.
 
     Parameters
     ----------
     cs : ConstraintSet
     backend : {"auto", "reference", "cpu", "gpu"}
-        ``auto`` picks ``gpu`` when CuPy sees a device, else ``cpu``.
+        ``auto`` picks ``gpu`` when CuPy sees a device, else ``cpu`` (``reference`` for
+        small inputs, see :func:`auto_candidates`), falling back down that list when a
+        backend is unavailable.
+    announce : callable(str)
+        Receives one line saying which backend ``auto`` chose (the CLI prints it).
     **options
         Passed to the backend's own ``solve``.
 
@@ -72,6 +96,16 @@ def solve(cs: ConstraintSet, backend: str = "auto", **options) -> Solution:
     BackendUnavailable
         The backend cannot run on this machine.
     """
+    if backend == "auto":
+        candidates, why = auto_candidates(cs)
+        announce(f"backend auto: using {candidates[0]} ({why})")
+        for i, name in enumerate(candidates):
+            try:
+                return solve(cs, backend=name, **options)
+            except BackendUnavailable as exc:
+                if i + 1 == len(candidates):
+                    raise
+                announce(f"backend auto: {exc}; falling back to {candidates[i + 1]}")
     name = resolve_backend(backend)
     if name == "gpu":
         ok, why = gpu_available()

@@ -98,7 +98,7 @@ def test_verify_with_second_backend(small: Path, monkeypatch: pytest.MonkeyPatch
     real_solve = solve_command.solve
     calls = []
 
-    def wrong_second_solve(cs, backend):
+    def wrong_second_solve(cs, backend, **options):
         calls.append(backend)
         sol = real_solve(cs, backend="reference")
         if len(calls) == 1:
@@ -115,26 +115,33 @@ def test_verify_with_second_backend(small: Path, monkeypatch: pytest.MonkeyPatch
 
 def test_auto_falls_back_and_says_so(small: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture) -> None:
-    real_solve = solve_command.solve
-    tried = []
+    import sys
 
-    def only_reference(cs, backend):
-        tried.append(backend)
-        if backend != "reference":
-            raise BackendUnavailable(f"{backend} backend unavailable: not here")
-        return real_solve(cs, backend=backend)
-
-    monkeypatch.setattr(solve_command, "gpu_available", lambda: (False, "no CUDA device"))
-    monkeypatch.setattr(solve_command, "solve", only_reference)
+    solve_module = sys.modules["andersen_gpu.solve"]   # the module (the package exports a function of that name)
+    monkeypatch.setattr(solve_module, "gpu_available", lambda: (False, "no CUDA device"))
+    monkeypatch.setattr(solve_module, "SMALL_INPUT_CONSTRAINTS", 0)      # so that auto wants cpu first
+    monkeypatch.setitem(sys.modules, "andersen_gpu.backends.cpu", None)  # ... and cpu cannot be imported
     assert main(["solve", str(small), "--backend", "auto"]) == ExitCode.OK
-    assert tried == ["cpu", "reference"]
-    err = capsys.readouterr().err
-    assert "no usable GPU (no CUDA device); using cpu" in err and "falling back to reference" in err
+    captured = capsys.readouterr()
+    assert "using cpu (no usable GPU (no CUDA device))" in captured.err
+    assert "falling back to reference" in captured.err
+    assert "(reference," in captured.out
+
+
+def test_auto_uses_the_reference_solver_for_small_inputs(small: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    import sys
+
+    solve_module = sys.modules["andersen_gpu.solve"]
+    monkeypatch.setattr(solve_module, "gpu_available", lambda: (False, "no CUDA device"))
+    assert main(["solve", str(small), "--backend", "auto"]) == ExitCode.OK
+    captured = capsys.readouterr()
+    assert "using reference" in captured.err and "small enough" in captured.err
 
 
 def test_unavailable_backend_exits_3(small: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture) -> None:
-    def unavailable(cs, backend):
+    def unavailable(cs, backend, **options):
         raise BackendUnavailable(f"{backend} backend unavailable: no CUDA device")
 
     monkeypatch.setattr(solve_command, "solve", unavailable)
@@ -144,7 +151,7 @@ def test_unavailable_backend_exits_3(small: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_interrupt_exits_130(small: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                              capsys: pytest.CaptureFixture) -> None:
-    def interrupted(cs, backend):
+    def interrupted(cs, backend, **options):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(solve_command, "solve", interrupted)

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from ..solution import Solution
-from ..solve import BACKENDS, BackendUnavailable, gpu_available, solve
+from ..solve import BACKENDS, solve
 from . import add_input_arguments, load_input, note
 
 NAME = "solve"
@@ -30,7 +30,7 @@ DIFF_LIMIT = 10
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     parser.add_argument("--backend", choices=("auto",) + BACKENDS, default="auto",
-                        help="solver to use (default: auto = gpu if present, else cpu, else reference)")
+                        help="solver to use (default: auto = gpu if present, else cpu; reference for small inputs)")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="write the solution: .npz (ours) or .txt/.txt.gz (the paper's solution format)")
     parser.add_argument("--verify-against", metavar="SOLUTION",
@@ -74,21 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def solve_with(cs, requested: str) -> Solution:
-    """Solve with ``requested``; ``auto`` tries gpu, cpu, reference in turn and says which it used."""
-    if requested != "auto":
-        return solve(cs, backend=requested)
-    ok, why = gpu_available()
-    candidates = ["gpu", "cpu", "reference"] if ok else ["cpu", "reference"]
-    note(f"backend auto: using {candidates[0]} ({why})" if ok else
-         f"backend auto: no usable GPU ({why}); using {candidates[0]}")
-    for i, name in enumerate(candidates):
-        try:
-            return solve(cs, backend=name)
-        except BackendUnavailable as exc:
-            if i + 1 == len(candidates):
-                raise
-            note(f"backend auto: {exc}; falling back to {candidates[i + 1]}")
-    raise AssertionError("unreachable")
+    """Solve with ``requested``; ``auto`` says on stderr which backend it used."""
+    return solve(cs, backend=requested, announce=note)
 
 
 def _compare(sol: Solution, other: Solution, what: str, other_label: str) -> int:
