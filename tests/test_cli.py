@@ -224,7 +224,8 @@ def _readme_commands() -> list[str]:
 
 
 def test_readme_first_command_solves_the_shipped_example(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    first = _readme_commands()[0]
+    install, first = _readme_commands()[0].split(" && ")
+    assert install == "python3 -m pip install -e ."
     assert first == f"andersen-gpu solve examples/{EXAMPLE.name} --backend auto"
     out = tmp_path / "s.txt"
     argv = first.split()[1:]
