@@ -57,14 +57,74 @@ def add(a, alen, x):
 
 
 @njit(cache=True)
+def seek(a, alen, i, key):
+    """Smallest element index ``j >= i`` with ``base(j) >= key`` (``alen`` if none).
+
+    Galloping search: O(log d) for a jump of d elements, so merging a small
+    set into a large one costs O(small * log large), not O(large).
+    """
+    if i >= alen or a[2 * i] >= key:
+        return i
+    lo = i          # base(lo) < key
+    step = 1
+    hi = i + 1
+    while hi < alen and a[2 * hi] < key:
+        lo = hi
+        step <<= 1
+        hi = lo + step
+    if hi > alen:
+        hi = alen
+    lo += 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[2 * mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def or_fresh(p, plen, s, slen, out):
+    """``p |= s``, writing what was new into ``out`` (capacity ``2 * slen``).
+
+    Returns ``(p, plen, k)``: ``out[:2k]`` holds the new ids as elements. Bits
+    under bases that ``p`` already has are OR-ed in place; ``p`` is merged
+    again only when ``s`` brings new bases. Nothing is allocated unless ``p``
+    must grow.
+    """
+    k = 0
+    missing = 0
+    i = 0
+    for j in range(slen):
+        sb = s[2 * j]
+        i = seek(p, plen, i, sb)
+        if i < plen and p[2 * i] == sb:
+            fresh = s[2 * j + 1] & ~p[2 * i + 1]
+            if fresh:
+                p[2 * i + 1] |= fresh
+                out[2 * k] = sb
+                out[2 * k + 1] = fresh
+                k += 1
+            i += 1
+        else:
+            out[2 * k] = sb
+            out[2 * k + 1] = s[2 * j + 1]
+            k += 1
+            missing += 1
+    if missing:
+        p, plen = or_into(p, plen, out, k)
+    return p, plen, k
+
+
+@njit(cache=True)
 def or_into(a, alen, b, blen):
     """``a |= b``. Returns ``(a, alen)``; in place when ``a`` has room."""
     missing = 0
     i = 0
     for j in range(blen):
         bb = b[2 * j]
-        while i < alen and a[2 * i] < bb:
-            i += 1
+        i = seek(a, alen, i, bb)
         if i < alen and a[2 * i] == bb:
             a[2 * i + 1] |= b[2 * j + 1]
             i += 1
@@ -93,38 +153,6 @@ def or_into(a, alen, b, blen):
             j -= 1
         k -= 1
     return a, need
-
-
-@njit(cache=True)
-def or_new(p, plen, s, slen):
-    """``p |= s``, also returning what was new: ``(p, plen, new, newlen)``.
-
-    One pass ORs the elements whose base ``p`` already has, in place; only
-    when ``s`` brings new bases is ``p`` merged again (in place when it has room).
-    """
-    new = np.empty(2 * slen, np.uint64)
-    k = 0
-    missing = 0
-    i = 0
-    for j in range(slen):
-        sb = s[2 * j]
-        while i < plen and p[2 * i] < sb:
-            i += 1
-        if i < plen and p[2 * i] == sb:
-            fresh = s[2 * j + 1] & ~p[2 * i + 1]
-            if fresh:
-                p[2 * i + 1] |= fresh
-                new[2 * k] = sb
-                new[2 * k + 1] = fresh
-                k += 1
-        else:
-            new[2 * k] = sb
-            new[2 * k + 1] = s[2 * j + 1]
-            k += 1
-            missing += 1
-    if missing:
-        p, plen = or_into(p, plen, new, k)
-    return p, plen, new, k
 
 
 @njit(cache=True)

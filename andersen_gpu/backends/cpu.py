@@ -38,8 +38,11 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         Run the offline passes (SCC collapse + HVN) first. Off: only
         duplicate constraints are dropped.
     threads : int
-        Must be 1: the solver is sequential (a parallel mode did not pay on
-        these inputs; see bench/results/cpu-here.md).
+        Must be 1: the solver is sequential. No multi-core mode exists yet:
+        a wave's visits write into each other's sets (copy pushes, new
+        edges), so a ``prange`` over a wave needs per-target ownership
+        (inverted edges, as the GPU backend does); on the 2-core development
+        box it could not be measured meaningfully, so none is offered.
     hcd : bool
         Merge online by the HCD table (``cs.hcd_ptr``/``cs.hcd_target``)
         when there is one.
@@ -49,7 +52,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
     Solution
         With ``stats``: backend "cpu", iterations (node visits), solve_ms
         (preprocessing included), peak_host_bytes (process max RSS), and
-        notes with preprocessing counts, rounds and online merges.
+        notes with preprocessing counts, rounds, online merges and the
+        core's work counters (``core pushes``, ``core new edges``, ...).
     """
     if threads != 1:
         raise ValueError(f"the cpu backend runs on one thread; got threads={threads}")
@@ -62,7 +66,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         work = apply_rep(cs, cs.rep)
     hp, ht = (work.hcd_ptr, work.hcd_target) if hcd else (np.zeros(0, np.int32),) * 2
     t1 = time.perf_counter()
-    parent, pts, plen, visits, rounds, m_scc, m_hcd = _cpu_core.solve_core(
+    parent, pts, plen, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(
         work.n_nodes, _i64(work.rep), _i64(work.obj_size), int(work.int_to_pointer),
         _i64(work.addr_dst), _i64(work.addr_src), _i64(work.copy_dst), _i64(work.copy_src),
         _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
@@ -74,6 +78,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
     notes.update({"rounds": rounds, "online merges (scc, hcd)": f"{m_scc:,}, {m_hcd:,}",
                   "core ms": round((t2 - t1) * 1e3, 1), "extract ms": round((t3 - t2) * 1e3, 1),
                   "distinct sets": len(indptr) - 1})
+    notes.update({f"core {name}": int(c) for name, c in zip(_cpu_core.COUNTER_NAMES, ctr)})
     sol = Solution(node_set, indptr, indices, names=cs.names)
     sol.stats = SolveStats(backend="cpu", iterations=int(visits), solve_ms=(time.perf_counter() - t0) * 1e3,
                            peak_host_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
