@@ -33,17 +33,32 @@ def compose(rep: np.ndarray, new_rep: np.ndarray) -> np.ndarray:
 
 
 def _unique_rows(*cols: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct row, in input order."""
+    """Indices of the first occurrence of each distinct row, in input order.
+
+    Rows of non-negative ids are packed into one int64 key when that cannot
+    overflow (one stable sort instead of a lexsort).
+    """
     m = len(cols[0])
     if m == 0:
         return np.zeros(0, np.int64)
-    order = np.lexsort(tuple(reversed(cols)))  # stable: equal rows stay in input order
-    first = np.ones(m, bool)
-    same = np.ones(m - 1, bool)
-    for c in cols:
-        sc = np.asarray(c)[order]
-        same &= sc[1:] == sc[:-1]
-    first[1:] = ~same
+    cols = tuple(np.asarray(c, np.int64) for c in cols)
+    spans = [int(c.max()) + 1 for c in cols]
+    if min(int(c.min()) for c in cols) >= 0 and float(np.prod(np.array(spans, float))) < 2.0 ** 62:
+        key = cols[0].copy()
+        for c, span in zip(cols[1:], spans[1:]):
+            key *= span
+            key += c
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+        first = np.r_[True, sk[1:] != sk[:-1]]
+    else:
+        order = np.lexsort(tuple(reversed(cols)))  # stable: equal rows stay in input order
+        first = np.ones(m, bool)
+        same = np.ones(m - 1, bool)
+        for c in cols:
+            sc = c[order]
+            same &= sc[1:] == sc[:-1]
+        first[1:] = ~same
     return np.sort(order[first])
 
 

@@ -29,11 +29,30 @@ def copy_scc_rep(cs: ConstraintSet) -> np.ndarray:
         ``new_rep[v]``: the smallest id of v's strongly connected component
         (v itself for nodes on no cycle). Compose it with ``cs.rep``.
     """
-    n = cs.n_nodes
-    if cs.count("copy") == 0 or n == 0:
-        return np.arange(n, dtype=np.int64)
-    graph = csr_matrix((np.ones(cs.count("copy"), np.int8), (cs.copy_src, cs.copy_dst)), shape=(n, n))
-    _, labels = connected_components(graph, directed=True, connection="strong")
-    smallest = np.full(labels.max() + 1, n, np.int64)
-    np.minimum.at(smallest, labels, np.arange(n, dtype=np.int64))
-    return smallest[labels]
+    return scc_rep(cs.n_nodes, cs.copy_src, cs.copy_dst)
+
+
+def scc_rep(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """:func:`copy_scc_rep` on bare edge columns ``src -> dst`` over ``n`` nodes.
+
+    Only nodes that carry an edge enter SciPy's SCC search (a compact graph).
+    """
+    out = np.arange(n, dtype=np.int64)
+    if len(src) == 0 or n == 0:
+        return out
+    src = np.asarray(src, np.int64)
+    dst = np.asarray(dst, np.int64)
+    touched = np.zeros(n, bool)
+    touched[src] = True
+    touched[dst] = True
+    ids = np.flatnonzero(touched)
+    cid = np.cumsum(touched) - 1
+    k, m = len(ids), len(src)
+    graph = csr_matrix((np.ones(m, np.int8), (cid[src], cid[dst])), shape=(k, k))
+    n_comp, labels = connected_components(graph, directed=True, connection="strong")
+    if n_comp == k:
+        return out
+    smallest = np.full(n_comp, n, np.int64)
+    np.minimum.at(smallest, labels, ids)
+    out[ids] = smallest[labels]
+    return out
