@@ -30,6 +30,7 @@ not import llvmlite.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -51,6 +52,7 @@ CALL_CLASSES = ("defined", "indirect", "modelled", "unmodelled", "asm", "intrins
 _LABEL = re.compile(r'("(?:[^"\\]|\\.)*"|[-\w$.]+):')
 _CALLEE = re.compile(r'[%@](?:"[^"]*"|[-\w$.]+)\(')
 _MEM_INTRINSIC = re.compile(r"llvm\.(memcpy|memmove|memset)(?:\.inline)?\.")
+_ALLOCA_LITERAL = re.compile(r"= alloca (?:inalloca )?((?:\[\d+ x )*<?\{[^=\n]*?\}>?\]*)(?:, |$)", re.M)
 _DEFINE = re.compile(r'@("[^"]*"|[-\w$.]+)\(')
 _CALL_PREFIX = ("tail ", "musttail ", "notail ")
 
@@ -230,6 +232,8 @@ class SiteRecorder:
     def __init__(self, mod):
         self.mod = mod
         self.sites = AccessSites()
+        self._windows: dict[int, int] = {}
+        self._literals: list | None = None
 
     def scan(self, fn) -> None:
         """Record the sites of one function body (``fn`` a finished ``_Function``)."""
@@ -257,8 +261,25 @@ class SiteRecorder:
         return self.mod.md_location(dbg) if dbg is not None else ""
 
     def _width(self, ty) -> int:
-        nbytes = self.mod.types.size_align(ty)[0]
-        return self.mod.window(max(1, nbytes))
+        """Slots an access of type ``ty`` may cover: its own slots when it matches the
+        field it lands on, else as many as its bytes can span in any type."""
+        types = self.mod.types
+        return max(types.n_slots(ty), self._window(max(1, types.size_align(ty)[0])))
+
+    def _window(self, nbytes: int) -> int:
+        """Most slots within ``nbytes`` bytes of any object: the extractor's bound over
+        named structs and globals, widened by the literal struct types of allocas."""
+        w = self._windows.get(nbytes)
+        if w is None:
+            if self._literals is None:
+                self._literals = [parse_type(t, 0)[0] for t in set(_ALLOCA_LITERAL.findall(self.mod.text))]
+            w = self.mod.window(nbytes)
+            for ty in self._literals:
+                offs = self.mod.types.slot_byte_offsets(ty)
+                for j, o in enumerate(offs):
+                    w = max(w, bisect_left(offs, o + nbytes) - j)
+            self._windows[nbytes] = w
+        return w
 
     def _record(self, fn, block, index, li, op, rest) -> None:
         add = self.sites.add
@@ -303,7 +324,7 @@ class SiteRecorder:
             n_ops = 1 if kind == "memset" else 2
             size = items[2][1] if len(items) > 2 else None
             nbytes = size[1] if size is not None and size[0] == "i" else None
-            width = mod.window(nbytes) if nbytes is not None else 0
+            width = self._window(nbytes) if nbytes is not None and nbytes > 0 else 0
             ops = ", ".join(_value_text(v) for _, v in items[:n_ops])
             self.sites.add(*where, kind, loc, ops, ptr_args[:n_ops], width)
             return
