@@ -1,0 +1,175 @@
+"""The benchmark driver (bench/): a tiny end-to-end run, and its pieces.
+
+The end-to-end tests run ``python -m bench`` on two synthetic inputs (one per suite) with the
+reference and cpu backends, each input in its own subprocess as in a real run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from andersen_gpu import solve
+from andersen_gpu.solution import Solution
+from bench import _report, driver
+from bench._env import markdown_table
+from bench._inputs import BenchInput
+from bench._measure import solution_digest
+from constraints.model import ConstraintSet
+from constraints.npz_format import write_npz
+
+REQUIRED = ["program", "backend", "device", "commit", "llvm_instructions", "extract_s", "solve_ms_median", "agrees"]
+
+
+def small_set(k: int) -> ConstraintSet:
+    """A set with a copy cycle, loads, stores, a gep inside and one past an object, the I2P object."""
+    n = 12 + k
+    return ConstraintSet.from_lists(
+        n, obj_size={1: 1, 6: 3, 9: 1, 10: 1}, int_to_pointer=1,
+        addr=[(0, 6), (2, 9), (3, 10), (4, 1), (11, 9)],
+        copy=[(5, 0), (0, 5), (11, 2)] + [(12 + i, 12 + i - 1 if i else 0) for i in range(k)],
+        load=[(8, 5), (2, 4)], store=[(0, 3), (4, 2)], gep=[(7, 0, 2), (8, 0, 3)])
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    """A paper input as the compact dump of .inputs/ (with a reference solution) and a corpus dump."""
+    from bench.gpu_paper_inputs import save_dump
+
+    paper, dumps = tmp_path / "inputs", tmp_path / "dumps"
+    paper.mkdir()
+    dumps.mkdir()
+    ex = small_set(3)
+    save_dump(ex, paper / "ex.npz")
+    solve(ex, backend="reference").save(paper / "ex_soln.npz")
+    write_npz(small_set(40), dumps / "gzip.npz")
+    (dumps / "gzip.json").write_text(json.dumps({"llvm_instructions": 1234, "extract_s": 0.5,
+                                                 "extract_machine": "test machine", "dump_bytes": 99}))
+    return tmp_path
+
+
+def run_driver(tmp, *extra) -> int:
+    return driver.main(["run", "ex", "gzip", "--backends", "cpu", "reference", "--repeat", "1", "--no-progress",
+                        "--paper-dir", str(tmp / "no-such-dir"), "--paper-dumps", str(tmp / "inputs"),
+                        "--dumps-dir", str(tmp / "dumps"), "--corpus-dir", str(tmp / "no-corpus"),
+                        "--out-dir", str(tmp / "out"), *extra])
+
+
+def test_run_writes_agreeing_rows_per_suite(inputs):
+    assert run_driver(inputs) == 0
+    out = inputs / "out"
+    corpus = pd.read_csv(out / "corpus.csv")
+    paper = pd.read_csv(out / "paper.csv")
+    assert list(corpus.columns[:len(REQUIRED) + 1]) == ["suite"] + REQUIRED
+    assert sorted(corpus.backend) == ["cpu", "reference"] and sorted(paper.backend) == ["cpu", "reference"]
+    assert corpus.agrees.all() and paper.agrees.all()
+    assert (paper.matches_reference_solution).all()
+    assert set(paper.checked_against) == {"cpu = reference = paper solution"}
+    assert corpus.llvm_instructions.eq(1234).all() and corpus.extract_s.eq(0.5).all()
+    assert corpus.digest.nunique() == 1 and (corpus.final_edges > 0).all()
+    assert (corpus.peak_host_mib > 0).all() and corpus.commit.notna().all()
+    md = (out / "corpus.md").read_text()
+    assert "| gzip | 1,234 |" in md and "Extraction" in md and "test machine" in md
+    if _has_matplotlib():
+        assert (out / "corpus-time.png").is_file() and (out / "corpus-edges.png").is_file()
+        assert not (out / "corpus-speedup.png").exists()  # no gpu rows: no speed-up plot
+
+    # a second run compares its digests with the first one's, and --merge keeps other inputs' rows
+    assert driver.main(["run", "gzip", "--suite", "corpus", "--backends", "cpu", "--repeat", "1", "--no-progress",
+                        "--no-plots", "--merge", "--dumps-dir", str(inputs / "dumps"),
+                        "--corpus-dir", str(inputs / "no-corpus"), "--out-dir", str(out)]) == 0
+    again = pd.read_csv(out / "corpus.csv")
+    assert list(again.backend) == ["cpu"] and bool(again.same_as_previous_run.iloc[0])
+    assert pd.isna(again.agrees.iloc[0])  # one backend, nothing to compare with in this run
+
+    assert driver.main(["report", "--suite", "corpus", "paper", "--out-dir", str(out), "--no-plots"]) == 0
+    assert "## Summary" in (out / "paper.md").read_text()
+
+
+def test_child_failure_is_recorded_not_fatal(inputs):
+    (inputs / "dumps" / "gzip.npz").write_bytes(b"not an archive")
+    assert run_driver(inputs, "--no-plots") == 1  # exit 1: an input failed
+    corpus = pd.read_csv(inputs / "out" / "corpus.csv")
+    assert corpus.error.str.contains("gzip.npz").all()
+    assert corpus.llvm_instructions.eq(1234).all()  # what the extraction record says is kept
+    assert pd.read_csv(inputs / "out" / "paper.csv").agrees.all()  # the other input still ran
+
+
+@pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 not installed")
+def test_dump_extracts_bitcode_with_its_record(tmp_path):
+    from constraints.llvm.inputs import compile_source
+
+    src = tmp_path / "prog.c"
+    src.write_text("#include <stdlib.h>\nint *g;\nint main(void) { int *p = malloc(4); g = p; return *g; }\n")
+    (tmp_path / "corpus" / "bzip2").mkdir(parents=True)
+    bc = compile_source(src, tmp_path)
+    shutil.copy(bc, tmp_path / "corpus" / "bzip2" / "bzip2.bc")
+    assert driver.main(["dump", "bzip2", "--corpus-dir", str(tmp_path / "corpus"),
+                        "--dumps-dir", str(tmp_path / "dumps")]) == 0
+    record = json.loads((tmp_path / "dumps" / "bzip2.json").read_text())
+    assert record["llvm_instructions"] > 0 and record["extract_s"] >= 0
+    assert record["dump_bytes"] == (tmp_path / "dumps" / "bzip2.npz").stat().st_size
+    from constraints import io
+    assert io.load(tmp_path / "dumps" / "bzip2.npz").names is None  # compact: no names
+
+
+def test_digest_ignores_set_numbering_and_sees_differences():
+    a = Solution([0, 1, 0, 2], [0, 2, 3, 3], [1, 2, 0])
+    b = Solution([2, 0, 1, 3], [0, 1, 3, 5, 5], [0, 1, 2, 1, 2])  # reordered, one set twice
+    assert a == b and solution_digest(a) == solution_digest(b)
+    c = Solution([0, 1, 0, 2], [0, 2, 3, 3], [1, 3, 0])
+    assert solution_digest(c) != solution_digest(a)
+
+
+def test_agreement_verdicts():
+    rows = [dict(backend="cpu", digest="x"), dict(backend="gpu", digest="x", equals_cpu=True),
+            dict(backend="reference", skipped="too big")]
+    _report.agreement(rows)
+    assert rows[0]["agrees"] is True and rows[1]["checked_against"] == "cpu = gpu" and "agrees" not in rows[2]
+    rows = [dict(backend="cpu", digest="x"), dict(backend="gpu", digest="y", equals_cpu=False)]
+    _report.agreement(rows)
+    assert rows[0]["agrees"] is False
+    rows = [dict(backend="cpu", digest="x")]
+    _report.agreement(rows)
+    assert rows[0]["agrees"] is None and rows[0]["checked_against"] == "cpu only"
+    rows = [dict(backend="gpu", digest="x", matches_reference_solution=False)]
+    _report.agreement(rows)
+    assert rows[0]["agrees"] is False
+
+
+def test_plan_runs_cpu_in_parallel_after_the_gpu_pass(tmp_path):
+    (tmp_path / "big.npz").write_bytes(b"x" * 100)
+    (tmp_path / "small.npz").write_bytes(b"x")
+    ins = [BenchInput("corpus", p, tmp_path / f"{p}.npz", "npz") for p in ("small", "big")]
+    seq, par = driver._plan(ins, ["cpu", "gpu", "reference"], jobs=4, gpu_here=True)
+    assert [(i.name, b) for i, b in seq] == [("small", ["gpu", "reference"]), ("big", ["gpu", "reference"])]
+    assert [(i.name, b) for i, b in par] == [("big", ["cpu"]), ("small", ["cpu"])]  # largest first
+    seq, par = driver._plan(ins, ["cpu", "gpu", "reference"], jobs=4, gpu_here=False)
+    assert seq == [] and [b for _, b in par] == [["cpu", "gpu", "reference"]] * 2
+    seq, par = driver._plan(ins, ["cpu", "reference"], jobs=1, gpu_here=False)
+    assert [b for _, b in seq] == [["cpu", "reference"]] * 2 and par == []
+
+
+def test_markdown_table_without_tabulate():
+    df = pd.DataFrame({"program": ["a|b"], "n": [1234567], "ms": [12.345], "x": [np.nan], "ok": [True]})
+    assert markdown_table(df).splitlines() == ["| program | n | ms | x | ok |", "| --- | --- | --- | --- | --- |",
+                                               "| a\\|b | 1,234,567 | 12.3 |  | True |"]
+
+
+def test_cli_has_the_bench_command(capsys):
+    from andersen_gpu.cli import main
+
+    assert main(["bench", "--help"]) == 0
+    assert "dump" in capsys.readouterr().out
+
+
+def _has_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        return False
