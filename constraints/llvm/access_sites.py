@@ -34,7 +34,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .irtext import parse_items, parse_typed, skip_ws
+from .irtext import parse_items, parse_typed, skip_words, skip_ws
 from .types import parse_type
 
 #: Kinds of access site.
@@ -285,17 +285,17 @@ class SiteRecorder:
         add = self.sites.add
         where = (fn.fname, block, index)
         if op == "load":
-            rest = _skip_words(rest, ("atomic", "volatile"))
+            rest = skip_words(rest, ("atomic", "volatile"))
             ty, j = parse_type(rest, 0)
             _, p, k = parse_typed(rest, skip_ws(rest, j) + 1)
             add(*where, "load", self._location(li), _token(rest, j, k), [self._node(fn, p)], self._width(ty))
         elif op == "store":
-            rest = _skip_words(rest, ("atomic", "volatile"))
+            rest = skip_words(rest, ("atomic", "volatile"))
             ty, _, j = parse_typed(rest, 0)
             _, p, k = parse_typed(rest, skip_ws(rest, j) + 1)
             add(*where, "store", self._location(li), _token(rest, j, k), [self._node(fn, p)], self._width(ty))
         elif op in ("atomicrmw", "cmpxchg"):
-            rest = _skip_words(rest, ("weak", "volatile"))
+            rest = skip_words(rest, ("weak", "volatile"))
             if op == "atomicrmw":
                 rest = rest[rest.index(" ") + 1:]  # the operation: xchg, add, ...
             _, p, j = parse_typed(rest, 0)
@@ -357,15 +357,6 @@ def _callee_class(mod, callee: str) -> str:
     if callee.startswith("llvm."):
         return "intrinsic"
     return "unmodelled"
-
-
-def _skip_words(s: str, words) -> str:
-    while True:
-        sp = s.find(" ")
-        if sp > 0 and s[:sp] in words:
-            s = s[sp + 1:]
-        else:
-            return s
 
 
 def _token(rest: str, j: int, k: int) -> str:

@@ -49,7 +49,7 @@ from ..errors import InputError
 from .access_sites import AccessSites, SiteRecorder
 from .builder import FIELD, FUNCTION, OBJECT, VALUE, Builder
 from .externals import ALIAS_CHECKS, ALLOC_SIZE_ARGS, model_for
-from .irtext import NAME, MetadataTable, parse_items, parse_typed, parse_value, skip_group, skip_ws
+from .irtext import NAME, MetadataTable, parse_items, parse_typed, parse_value, skip_group, skip_words, skip_ws
 from .types import PTR, TypeTable, parse_type
 
 _FUNC_NAME = re.compile(r'@("[^"]*"|[-\w$.]+)\(')
@@ -1128,7 +1128,7 @@ class _Function:
                 self.b.copy(self.info.obj + 1, src)
 
     def i_cmpxchg(self, res, rest):
-        rest = _skip_words(rest, ("weak", "volatile"))
+        rest = skip_words(rest, ("weak", "volatile"))
         items, _ = parse_items(rest, 0, "\0")
         if len(items) >= 3 and items[2][0] == "i64":
             self._int_exchange(items[0][1], items[2][1])
@@ -1143,7 +1143,7 @@ class _Function:
             self.b.store(p, new)
 
     def i_atomicrmw(self, res, rest):
-        rest = _skip_words(rest, ("volatile",))
+        rest = skip_words(rest, ("volatile",))
         sp = rest.index(" ")
         items, _ = parse_items(rest[sp + 1:], 0, "\0")
         if len(items) >= 2 and items[1][0] == "i64" and rest.startswith("xchg "):
@@ -1480,7 +1480,7 @@ class _Function:
                 if v is not None and v[0] == "%":
                     result = self.int_sources(v[1])
             elif op in ("load", "atomicrmw", "cmpxchg"):
-                r = _skip_words(rest, ("atomic", "volatile", "weak", "xchg", "add", "sub", "and", "or", "xor",
+                r = skip_words(rest, ("atomic", "volatile", "weak", "xchg", "add", "sub", "and", "or", "xor",
                                        "nand", "max", "min", "umax", "umin"))
                 if op == "load":
                     _, j = parse_type(r, 0)
@@ -1509,7 +1509,7 @@ class _Function:
         if op == "select":
             items, _ = parse_items(_skip_flags(rest), 0, "\0")
             return [v for _, v in items[1:]]
-        rest = _skip_words(rest, ("nuw", "nsw", "exact", "disjoint", "nneg"))
+        rest = skip_words(rest, ("nuw", "nsw", "exact", "disjoint", "nneg"))
         if op in ("trunc", "zext", "sext", "bitcast", "freeze"):
             _, v, _ = parse_typed(rest, 0)
             return [v]
@@ -1518,15 +1518,6 @@ class _Function:
         j = skip_ws(rest, j)
         bv, _ = parse_value(rest, j + 1)
         return [a, bv]
-
-
-def _skip_words(s: str, words) -> str:
-    while True:
-        sp = s.find(" ")
-        if sp > 0 and s[:sp] in words:
-            s = s[sp + 1:]
-        else:
-            return s
 
 
 _VAL = r'[%@](?:[-\w$.]+|"[^"]*")'
@@ -1541,7 +1532,7 @@ _FAST_MATH = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc
 
 
 def _skip_flags(s: str) -> str:
-    return _skip_words(s, _FAST_MATH)
+    return skip_words(s, _FAST_MATH)
 
 
 def _ends_with_ptr_type(prefix: str, types: TypeTable) -> bool:

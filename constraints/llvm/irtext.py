@@ -40,6 +40,17 @@ def skip_ws(s: str, i: int) -> int:
     return i
 
 
+def skip_words(s: str, words) -> str:
+    """``s`` without its leading space-separated keywords that are in ``words``
+    (``skip_words("volatile atomic ptr %p", ("atomic", "volatile"))`` gives ``"ptr %p"``)."""
+    while True:
+        sp = s.find(" ")
+        if sp > 0 and s[:sp] in words:
+            s = s[sp + 1:]
+        else:
+            return s
+
+
 def skip_group(s: str, i: int) -> int:
     """``s[i]`` opens a bracket; return the index just after its match (strings respected)."""
     depth = 0
