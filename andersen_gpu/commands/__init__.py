@@ -29,6 +29,8 @@ import sys
 
 from constraints.model import ConstraintSet
 
+from ..solve import BACKENDS
+
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     """``INPUT`` and ``--no-hcd``: the arguments of every command that reads a constraint set."""
@@ -38,6 +40,15 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-hcd", action="store_true",
                         help="paper dumps: read the original B_constraints instead of "
                              "B_constraints_after_hcd + B_hcd")
+
+
+BACKEND_CHOICES = ("auto",) + BACKENDS
+
+
+def add_backend_argument(parser: argparse.ArgumentParser,
+                         help: str = "solver (default: auto = gpu if present, else cpu)") -> None:
+    """``--backend auto|reference|cpu|gpu``, shared by every command that solves."""
+    parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help=help)
 
 
 def load_input(args: argparse.Namespace) -> ConstraintSet:

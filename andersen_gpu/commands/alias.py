@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..solve import BACKENDS
+from . import add_backend_argument
 
 NAME = "alias"
 HELP = "write per-instruction alias facts (Parquet or JSON Lines side file)"
@@ -25,8 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", metavar="INPUT", nargs="+", help=".bc, .ll, .c, .cc or .cpp files (linked)")
     parser.add_argument("-o", "--output", metavar="OUT", required=True,
                         help="facts file, .parquet or .jsonl (two sibling files are written beside it)")
-    parser.add_argument("--backend", choices=("auto",) + BACKENDS, default="auto",
-                        help="solver (default: auto = gpu if present, else cpu)")
+    add_backend_argument(parser)
     parser.add_argument("--cflag", action="append", default=[], metavar="FLAG",
                         help="extra clang flag for C/C++ inputs (repeatable)")
 

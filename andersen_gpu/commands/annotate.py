@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..solve import BACKENDS
+from . import add_backend_argument
 
 NAME = "annotate"
 HELP = "add !alias.scope/!noalias metadata from the analysis to LLVM IR text"
@@ -24,8 +24,7 @@ HELP = "add !alias.scope/!noalias metadata from the analysis to LLVM IR text"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", metavar="INPUT.ll", help="the program as LLVM IR text (one linked module)")
     parser.add_argument("-o", "--output", metavar="OUT.ll", required=True, help="annotated IR text")
-    parser.add_argument("--backend", choices=("auto",) + BACKENDS, default="auto",
-                        help="solver (default: auto = gpu if present, else cpu)")
+    add_backend_argument(parser)
     parser.add_argument("--json", metavar="STATS", help="also write the summary as JSON")
 
 

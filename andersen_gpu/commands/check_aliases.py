@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..solve import BACKENDS
+from . import add_backend_argument
 
 NAME = "check-aliases"
 HELP = "check MAYALIAS/NOALIAS/... assertions in C/C++ or LLVM programs"
@@ -38,8 +38,7 @@ PASS_WHEN_ALIAS = {"MAYALIAS": True, "MUSTALIAS": True, "PARTIALALIAS": True, "N
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", metavar="INPUT", nargs="+",
                         help=".bc, .ll, .c, .cc or .cpp files; each is checked as its own program")
-    parser.add_argument("--backend", choices=("auto",) + BACKENDS, default="auto",
-                        help="solver (default: auto = gpu if present, else cpu)")
+    add_backend_argument(parser)
     parser.add_argument("--json", metavar="OUT", help="also write the results as JSON")
     parser.add_argument("--cflag", action="append", default=[], metavar="FLAG",
                         help="extra clang flag for C/C++ inputs (repeatable)")

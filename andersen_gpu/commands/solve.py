@@ -2,8 +2,9 @@
 
 INPUT is one of our dumps (.acs, .acs.gz, .npz), a paper dump named by its
 nodes file (siblings found by name), or LLVM input. ``--backend auto`` uses
-the GPU when CuPy sees one, else the CPU solver, else the reference solver,
-and says which on stderr.
+the GPU when CuPy sees one, else the CPU solver (the reference solver for
+small inputs; see ``andersen_gpu.solve.auto_candidates``), falling back when
+one is unavailable, and says which on stderr.
 
 Checks: ``--verify-against FILE`` compares with a solution file (ours or the
 paper's ``B_correct_soln_001.txt.gz``), ``--verify BACKEND`` solves again
@@ -18,8 +19,8 @@ import sys
 import numpy as np
 
 from ..solution import Solution
-from ..solve import BACKENDS, solve
-from . import add_input_arguments, load_input, note
+from ..solve import solve
+from . import BACKEND_CHOICES, add_backend_argument, add_input_arguments, load_input, note
 
 NAME = "solve"
 HELP = "solve a constraint set (and optionally verify the solution)"
@@ -29,13 +30,12 @@ DIFF_LIMIT = 10
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
-    parser.add_argument("--backend", choices=("auto",) + BACKENDS, default="auto",
-                        help="solver to use (default: auto = gpu if present, else cpu; reference for small inputs)")
+    add_backend_argument(parser, help="solver to use (default: auto = gpu if present, else cpu; reference for small inputs)")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="write the solution: .npz (ours) or .txt/.txt.gz (the paper's solution format)")
     parser.add_argument("--verify-against", metavar="SOLUTION",
                         help="compare with a solution file (.npz or the paper's text format); exit 1 on any difference")
-    parser.add_argument("--verify", metavar="BACKEND", choices=("auto",) + BACKENDS,
+    parser.add_argument("--verify", metavar="BACKEND", choices=BACKEND_CHOICES,
                         help="solve again with BACKEND and compare; exit 1 on any difference")
     parser.add_argument("--stats", action="store_true", help="print solver statistics and counts")
 
