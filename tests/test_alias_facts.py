@@ -269,6 +269,16 @@ def test_write_round_trips(program, tmp_path, suffix):
             expect[key]["function" if key != "sets" else "name"].astype(str).tolist()
 
 
+def test_parquet_without_pyarrow_is_one_clear_error(program, tmp_path, monkeypatch):
+    import sys
+
+    facts, _, _ = program
+    monkeypatch.setitem(sys.modules, "pyarrow", None)   # as on a machine without the parquet extra
+    with pytest.raises(InputError, match="needs pyarrow"):
+        write(facts, tmp_path / "facts.parquet")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_side_paths_reject_other_suffixes():
     with pytest.raises(InputError):
         side_paths("facts.csv")

@@ -128,6 +128,12 @@ def write(facts: AliasFacts, out: "str | os.PathLike") -> dict[str, Path]:
 
     paths = side_paths(out)
     fmt = FORMATS[paths["sites"].suffix]
+    if fmt == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise InputError("writing .parquet needs pyarrow (pip install 'andersen-gpu[parquet]'); "
+                             "or write .jsonl", str(out)) from None
     for key, df in tables(facts).items():
         if fmt == "parquet":
             import pyarrow as pa
