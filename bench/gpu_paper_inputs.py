@@ -111,12 +111,18 @@ def _time_backend(name: str, backend: str, cs: ConstraintSet, repeat: int, ref, 
     if st and "preprocess_ms" in st.notes:
         row["preprocess_ms"] = st.notes["preprocess_ms"]
     if backend == "gpu" and st:
+        for key in ("graph_build_ms", "merged_online", "merge_rounds", "hcd_pairs", "cycle_scans",
+                    "cycle_candidates"):
+            if key in st.notes:
+                row[key] = st.notes[key]
         row["bytes_per_edge"] = round(st.peak_device_bytes / max(1, row["final_edges"]), 3)
         row["kernel_ms"] = ";".join(f"{k}={v:.1f}" for k, v in sorted(st.kernel_ms.items()))
     out_rows.append(row)
     print(f"{name:8s} {backend:4s} pre={row['preprocess']!s:5s} median {row['solve_ms_median']:9.1f} ms  iters {row['iterations']:5d}  "
           f"agrees {agrees or '-':5s} det {deterministic}  edges {row['final_edges']:,}  "
-          f"{row.get('kernel_ms', '')}", flush=True)
+          f"{row.get('kernel_ms', '')} pre={row.get('preprocess_ms', '')} build={row.get('graph_build_ms', '')} "
+          f"merged={row.get('merged_online', '')}/{row.get('merge_rounds', '')} "
+          f"cand={row.get('cycle_candidates', '')}", flush=True)
     return sols[-1]
 
 
@@ -130,6 +136,8 @@ def cmd_time(args) -> int:
         variants.append(("gpu", {"set_classes": False}))
         if args.no_preprocess:
             variants.append(("gpu", {"set_classes": False, "preprocess": False}))
+    for spec in args.variant or []:
+        variants.append(("gpu", _parse_options(spec)))
     if args.cpu:
         try:
             import andersen_gpu.backends.cpu  # noqa: F401
@@ -147,7 +155,12 @@ def cmd_time(args) -> int:
         sols = {}
         for backend, options in variants:
             try:
-                sols[backend] = _time_backend(name, backend, cs, args.repeat, ref, rows, options)
+                sol = _time_backend(name, backend, cs, args.repeat, ref, rows, options)
+                if ref is None and backend == "gpu" and "gpu" in sols:
+                    # every gpu variant against the first (the defaults)
+                    rows[-1]["agrees"] = f"same as gpu defaults: {sol == sols['gpu']}"
+                    print(f"{name:8s} variant {rows[-1]['options']}: {rows[-1]['agrees']}", flush=True)
+                sols.setdefault(backend, sol)
             except Exception as exc:  # keep timing the other inputs; record the failure
                 print(f"{name} {backend}: FAILED {exc.__class__.__name__}: {exc}", flush=True)
                 rows.append(dict(input=name, backend=backend, commit=_commit(), agrees="error",
@@ -159,6 +172,16 @@ def cmd_time(args) -> int:
         _write(rows, args)  # after every input, so that a run cut short keeps what it measured
     _write(rows, args, final=True)
     return 0
+
+
+def _parse_options(spec: str) -> dict:
+    """``"hcd=1,cycle_period=4"`` -> ``{"hcd": 1, "cycle_period": 4}`` (ints; true/false)."""
+    out: dict = {}
+    for item in filter(None, spec.split(",")):
+        key, _, value = item.partition("=")
+        low = value.strip().lower()
+        out[key.strip()] = True if low == "true" else False if low == "false" else int(value)
+    return out
 
 
 def markdown_table(df) -> str:
@@ -210,6 +233,9 @@ def main(argv=None) -> int:
                    help="also time the gpu backend without the offline collapse")
     t.add_argument("--no-set-classes", action="store_true",
                    help="also time the gpu backend with set_classes=False (the seed's plain pull)")
+    t.add_argument("--variant", action="append",
+                   help="also time the gpu backend with these solve() options, e.g. hcd=1,cycles=1 "
+                        "(repeatable; compared with the reference, else with the gpu defaults)")
     t.add_argument("--out", default=str(ROOT / "bench" / "results"))
     t.add_argument("names", nargs="*")
     args = ap.parse_args(argv)

@@ -7,8 +7,9 @@
 // whose source has a non-empty ΔP instead of walking every c⁻¹ list.
 //
 // emit_active_edges: one warp per representative y with ΔP(y) ≠ ∅ (atomic work counter);
-//   writes (x << 32 | cls(y)) for x ∈ succ(y), where cls(y) is a node whose ΔP equals ΔP(y)
-//   (pointer equivalence; y itself without classes). Slots come from ctl[CTL_ACTIVE_FILL];
+//   writes (rep x << 32 | cls(y)) for x ∈ succ(y), where cls(y) is a node whose ΔP equals ΔP(y)
+//   (pointer equivalence; y itself without classes); key NIL (a placeholder, skipped) when
+//   rep x == y (an edge inside a class merged online). Slots come from ctl[CTL_ACTIVE_FILL];
 //   pairs past `cap` are counted but not written (the host sizes the buffer from the count).
 // apply_copy_pairs: the pairs sorted; one warp per 32 consecutive pairs, which handles the runs
 //   of equal x starting there: 32 sources at a time through union_many (repeats skipped, so an
@@ -16,7 +17,8 @@
 #include "bitvec.cuh"
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-emit_active_edges(const u32* __restrict__ nodes, u32 n_work, const u32* __restrict__ D,
+emit_active_edges(const u32* __restrict__ nodes, u32 n_work, const u32* __restrict__ rep,
+                  const u32* __restrict__ D,
                   const u32* __restrict__ succ, const u32* __restrict__ cls, int use_cls,
                   u64* pairs, u64 cap, u32* pool_w, u64* ctl, u32 pool_cap) {
     Pool p{pool_w, ctl, pool_cap};
@@ -40,7 +42,8 @@ emit_active_edges(const u32* __restrict__ nodes, u32 n_work, const u32* __restri
             while (m) {
                 u32 b = __ffs(m) - 1;
                 m &= m - 1;
-                u64 x = base * ELEM_BITS + (lane - 1) * 32 + b;
+                u64 x = rep[base * ELEM_BITS + (lane - 1) * 32 + b];
+                if (x == y) x = NIL;
                 if (at < cap) pairs[at] = x << 32 | key;
                 ++at;
             }
@@ -68,6 +71,7 @@ apply_copy_pairs(const u64* __restrict__ pairs, u64 npairs, const u32* __restric
         int sl = __ffs(starts) - 1;
         starts &= starts - 1;
         u32 x = __shfl_sync(FULL_MASK, key, sl);
+        if (x == NIL) break;  // placeholders sort last
         const u32 known = filter ? P[x] : NIL;
         const u64 run = group * 32 + sl;
         for (u64 j = run;; j += 32) {

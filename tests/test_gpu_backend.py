@@ -53,6 +53,41 @@ def test_random_sets_pool_growth_and_no_ptr_eq(cs):
     assert_same(cs, capacity=1, ptr_eq_min_changed=0)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=40, max_constraints=80, with_i2p=None, with_merges=None))
+def test_random_sets_with_online_cycles(cs):
+    # a cycle scan every round; once with a one-element pool (merge_lists grows it)
+    assert_same(cs, cycles=True, cycle_period=1, ptr_eq_min_changed=0)
+    assert_same(cs, cycles=True, cycle_period=1, capacity=1, set_classes=False)
+
+
+def with_sound_hcd(cs: ConstraintSet, rng: np.random.Generator) -> ConstraintSet:
+    """``cs`` with an HCD table that is sound by construction: (p, t) wherever every pointee
+    of p (but the int-to-pointer object) has the final set of t in the reference solution."""
+    import dataclasses
+    sol = reference.solve(cs)
+    sets = [tuple(sol.points_to(v).tolist()) for v in range(cs.n_nodes)]
+    by_set: dict[tuple, list[int]] = {}
+    for v, s in enumerate(sets):
+        by_set.setdefault(s, []).append(v)
+    hp, ht = [], []
+    for p in range(cs.n_nodes):
+        zs = [z for z in sets[p] if z != cs.int_to_pointer]
+        if zs and len({sets[z] for z in zs}) == 1:
+            hp.append(p)
+            ht.append(int(rng.choice(by_set[sets[zs[0]]])))
+    return dataclasses.replace(cs, hcd_ptr=np.array(hp, np.int32),
+                               hcd_target=np.array(ht, np.int32))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=40, max_constraints=80))
+def test_random_sets_with_online_hcd(cs):
+    cs = with_sound_hcd(cs, np.random.default_rng(cs.n_nodes))
+    assert_same(cs, hcd=True)
+    assert_same(cs, hcd=True, cycles=True, cycle_period=1, capacity=1, ptr_eq_min_changed=0)
+
+
 @pytest.mark.parametrize("base", [0, 31, 32, 33, 958, 959, 960, 961, 1023, 1024, 1025, 1919, 1920])
 def test_element_and_word_boundaries(base):
     # objects straddling 32-bit words and 960-bit elements; geps crossing them
@@ -77,6 +112,18 @@ def test_int_to_pointer_loads_and_stores_do_nothing():
     assert got.points_to(2).tolist() == [3]      # *4 = 5 reached object 2 ...
     assert got.points_to(1).tolist() == [3]      # ... but not the i2p object beyond its own addr
     assert got.points_to(6).tolist() == [3]      # x = *4 reads 2 only
+
+
+def test_store_and_successor_pairs_of_one_round_stay_apart():
+    # found by hypothesis on the H200 (issue 3, 2026-11-30): in a round emitting one store
+    # pair and one successor pair before any pair buffer had grown, both went to one array
+    assert_same(ConstraintSet.from_lists(5, addr=[(0, 0)] * 15 + [(1, 4)], copy=[(1, 4)],
+                                         store=[(1, 0)], gep=[(0, 0, 0), (0, 0, 0)]))
+    sizes = {0: 1, 1: 1, 2: 1, 3: 1, 4: 4, 6: 1, 7: 1}
+    assert_same(ConstraintSet.from_lists(23, obj_size=sizes, addr=[(0, 1)] + [(2, 0)] * 4,
+                                         copy=[(0, 0)] * 3 + [(1, 0), (3, 0)] + [(0, 0)] * 3,
+                                         load=[(0, 1), (2, 1), (0, 1), (0, 0), (0, 1), (0, 1), (0, 1)],
+                                         store=[(0, 0), (0, 0), (0, 0), (1, 2), (0, 0)]))
 
 
 def test_empty_and_trivial_inputs():
@@ -105,13 +152,15 @@ def _dump(name: str):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("set_classes", [False, True], ids=["plain", "set_classes"])
+@pytest.mark.parametrize("options", [dict(set_classes=False), dict(), dict(device_graph=False),
+                                     dict(hcd=True), dict(hcd=True, cycles=True, cycle_period=1)],
+                         ids=["plain", "set_classes", "host_graph", "hcd", "hcd_cycles"])
 @pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
-def test_paper_reference_solutions(name, set_classes):
+def test_paper_reference_solutions(name, options):
     cs, ref = _dump(name)
     if ref is None:
         pytest.skip("no reference solution")
-    got = gpu_solve(cs, set_classes=set_classes)
+    got = gpu_solve(cs, **options)
     assert got == ref, got.diff_report(ref, labels=("gpu", "reference file"))
 
 

@@ -2,8 +2,8 @@
 
 ``emit_active_edges`` grid: persistent, ``persistent_grid()`` blocks of 256 threads, warps take
 representatives from ``ctl[CTL_WORK_AUX]``; writes ``pairs[0:min(count, cap)]`` with
-``(x << 32) | cls(y)`` for every y with a non-empty ΔP and x ∈ succ(y), and adds the count to
-``ctl[CTL_ACTIVE_FILL]``. ``apply_copy_pairs`` grid: one warp per 32 sorted pairs; writes N(x)
+``(rep x << 32) | cls(y)`` for every y with a non-empty ΔP and x ∈ succ(y) (key NIL when
+rep x == y), and adds the count to ``ctl[CTL_ACTIVE_FILL]``. ``apply_copy_pairs`` grid: one warp per 32 sorted pairs; writes N(x)
 of every x present, the pool; ``ctl[CTL_OVF_RULES] = 1`` when the pool is full.
 """
 
@@ -26,7 +26,7 @@ def emit_active_edges(g, D: cupy.ndarray, succ: cupy.ndarray, cls: cupy.ndarray,
                       pairs: cupy.ndarray, cap: int, pool: DevicePool) -> None:
     """Write the active copy edges (target, source class) into ``pairs`` (at most ``cap``)."""
     _module().get_function("emit_active_edges")((persistent_grid(),), (BLOCK,), (
-        g.nodes, np.uint32(g.n_work), D, succ, cls, np.int32(use_cls), pairs, np.uint64(cap),
+        g.nodes, np.uint32(g.n_work), g.rep, D, succ, cls, np.int32(use_cls), pairs, np.uint64(cap),
         *pool.args()))
 
 

@@ -30,11 +30,21 @@ def compile_options() -> tuple[str, ...]:
     return ("-std=c++17", f"-I{kernels_cu.DIRECTORY}")
 
 
+_GRID: dict[int, int] = {}
+
+
 def persistent_grid() -> int:
-    """Blocks for a persistent kernel: enough resident warps to fill every multiprocessor."""
-    dev = cupy.cuda.Device()
-    sms = dev.attributes["MultiProcessorCount"]
-    return sms * (2048 // BLOCK)
+    """Blocks for a persistent kernel: enough resident warps to fill every multiprocessor.
+
+    Memoized per device: ``Device.attributes`` queries every attribute (about 0.1 ms), and
+    a round launches several persistent kernels.
+    """
+    dev = cupy.cuda.runtime.getDevice()
+    grid = _GRID.get(dev)
+    if grid is None:
+        sms = int(cupy.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
+        grid = _GRID[dev] = sms * (2048 // BLOCK)
+    return grid
 
 
 class DevicePool:

@@ -18,10 +18,16 @@ representative node, handed out by atomic counters. A round, semi-naive over the
    round emits. The host reads this one small control block per round.
 
 The offline merges of the constraint set (and those of ``andersen_gpu.preprocess.collapse``
-when it is present) give the representative table; the HCD table and online cycle detection
-are not used yet. The final sets are grouped into distinct sets on the device (hash, sort,
-exact compare, prefix sum) and only those are expanded and copied back: no per-node CSR is
-built.
+when it is present) give the representative table; the inverted graph is built from it on the
+device (``_gpu_graph``, CuPy sorts). With ``hcd`` / ``cycles`` the table changes while
+solving (``_gpu_merge``): between rounds, pointees entering ΔP of an HCD pointer are merged
+with the entry's target, and strongly connected components of the copy edges whose ends have
+equal P are merged; the class's lists are folded into its representative and the graph is
+rebuilt under the new table. Both are off by default: on the H200 they cut the rules and
+copy kernels (linux: 2.4 s to 0.46 s) but the merges themselves cost more than that saves on
+13 of the 14 paper inputs (issue 3, third device call of 2026-11-30). The final sets are
+grouped into distinct sets on the device (hash, sort, exact compare, prefix sum) and only
+those are expanded and copied back: no per-node CSR is built.
 
 CuPy is imported inside :func:`solve` only, so CPU-only machines import this module fine.
 """
@@ -159,7 +165,9 @@ def _initial_capacity(hg: HostGraph) -> int:
 
 def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool = True,
           ptr_eq_min_changed: int = 256, filter_known: bool = True, set_classes: bool = True,
-          capacity: int | None = None, timing: bool = True,
+          device_graph: bool = True, dedupe_pairs: bool | None = None, hcd: bool = False,
+          cycles: bool = False, cycle_period: int = 4, capacity: int | None = None,
+          timing: bool = True,
           max_iterations: int | None = None) -> Solution:
     """Least solution of ``cs`` on the GPU.
 
@@ -180,6 +188,18 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         edges made by loads and stores pull each distinct P once per target. On by default:
         on the H200 it cut the rules kernel from 1537 to 59 ms on vim and from 28.4 to 1.6 s on
         linux, exact on ex, gcc, perl, vim and the hypothesis cases (device run 7).
+    device_graph : bool
+        Build the inverted graph on the device (CuPy sorts, ``_gpu_graph``) instead of with
+        NumPy on the host. Required by ``hcd`` and ``cycles``.
+    dedupe_pairs : bool, optional
+        Drop repeated store pairs after sorting them (one more sync a round); repeats are
+        common once pointees are merged online. Default: on with ``hcd`` or ``cycles``.
+    hcd : bool
+        Merge online by the HCD table (``cs.hcd_ptr``/``cs.hcd_target``): every pointee
+        entering ΔP(p) is merged with the entry's target (``_gpu_merge``).
+    cycles : bool
+        Every ``cycle_period`` rounds (when new copy edges came), merge the strongly connected
+        components of the copy edges whose ends have equal P (``_gpu_merge``).
     capacity : int, optional
         Initial pool capacity in elements (default: from the input's size); the pool grows.
     timing : bool
@@ -200,7 +220,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
     """
     import cupy
 
-    from . import _gpu_copy_edges, _gpu_insert_pairs, _gpu_rules, _gpu_sets, _gpu_update
+    from . import _gpu_copy_edges, _gpu_insert_pairs, _gpu_merge, _gpu_rules, _gpu_sets, _gpu_update
+    from ._gpu_graph import DeviceGraph
     from ._gpu_pool import (CTL_ACTIVE_FILL, CTL_CHANGED, CTL_DELTA_BITS, CTL_NACTIVE, CTL_NPAIRS,
                             CTL_NSUCC, CTL_OVF_RULES, CTL_OVF_UPDATE, CTL_TOP, CTL_WORK_AUX,
                             CTL_WORK_UPDATE, NIL, DevicePool)
@@ -217,9 +238,10 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
             t_pre = time.perf_counter()
             cs, _pstats = collapse(cs)
             notes["preprocess_ms"] = round((time.perf_counter() - t_pre) * 1e3, 3)
-    t_build = time.perf_counter()
-    hg = build_graph(cs)
-    t_graph = time.perf_counter()
+    if dedupe_pairs is None:
+        dedupe_pairs = bool(hcd or cycles)
+    if (hcd or cycles) and not device_graph:
+        raise ValueError("online merging (hcd, cycles) needs device_graph=True")
     mempool = cupy.get_default_memory_pool()
     peak = [mempool.used_bytes()]
     base_used = mempool.used_bytes()
@@ -227,14 +249,25 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
     def note_peak():
         peak[0] = max(peak[0], mempool.used_bytes())
 
-    g = _DeviceGraph(hg, cupy)
-    n = hg.n
-    pool = DevicePool(capacity or _initial_capacity(hg))
+    t_build = time.perf_counter()
+    if device_graph:
+        g = DeviceGraph(cs)
+        addr_init, copy_init = g.initial_pairs()
+        m = addr_init.size + copy_init.size + cs.load_dst.size + cs.gep_dst.size + cs.store_dst.size
+        cap0 = int(max(1 << 20, 8 * m + g.n_work))
+    else:
+        hg = build_graph(cs)
+        g = _DeviceGraph(hg, cupy)
+        addr_init, copy_init = (cupy.sort(cupy.asarray(p)) for p in (hg.addr_pairs, hg.copy_pairs))
+        cap0 = _initial_capacity(hg)
+    t_graph = time.perf_counter()
+    n = g.n
+    pool = DevicePool(capacity or cap0)
     heads = tuple(cupy.full(max(n, 1), NIL, cupy.uint32) for _ in range(6))
     P, D, N, C, DC, NC = heads
     succ = cupy.full(max(n, 1), NIL, cupy.uint32)   # succ(y) = {x : y →c x}, the old copy edges
     cls = cupy.arange(max(n, 1), dtype=cupy.uint32)
-    pcls = cupy.arange(max(n, 1), dtype=cupy.uint32) if set_classes else None
+    pcls = cupy.arange(max(n, 1), dtype=cupy.uint32) if set_classes or cycles else None
     timer = _Timer(cupy, timing)
     ctl = pool.ctl
 
@@ -243,9 +276,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         return ctl.get()
 
     # initial lists: N(x) = {y : x = &y}, NC(x) = {rep y : x = y}
-    for pairs_h, dst in ((hg.addr_pairs, N), (hg.copy_pairs, NC)):
-        if pairs_h.size:
-            init = cupy.sort(cupy.asarray(pairs_h))
+    for init, dst in ((addr_init, N), (copy_init, NC)):
+        if init.size:
             while True:
                 timer.run("insert_pairs", _gpu_insert_pairs.insert_pairs, init, init.size, dst, pool,
                           CTL_OVF_RULES)
@@ -255,14 +287,21 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                 pool.grow(int(c[CTL_TOP]))
                 ctl[CTL_OVF_RULES] = 0
 
+    merger = _gpu_merge.OnlineMerger(g, heads, succ, pool, hcd, cycles, cycle_period, timer,
+                                     pcls) if (hcd or cycles) else None
+
     def update(resume: bool) -> np.ndarray:
         timer.run("update", _gpu_update.update_deltas, g, heads, succ, pool, resume)
+        if merger is not None:
+            timer.run("merge_find", merger.launch_hcd)
         c = read_ctl()
         while c[CTL_OVF_UPDATE]:
             pool.grow(int(c[CTL_TOP]))
             ctl[CTL_OVF_UPDATE] = 0
             ctl[CTL_WORK_UPDATE] = 0
             timer.run("update", _gpu_update.update_deltas, g, heads, succ, pool, True)
+            if merger is not None:
+                timer.run("merge_find", merger.launch_hcd)
             c = read_ctl()
         return c
 
@@ -270,13 +309,20 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         return buf if need <= buf.size else cupy.empty(max(need, 2 * buf.size), cupy.uint64)
 
     c = update(False)
-    store_pairs = succ_pairs = active_pairs = cupy.empty(1, cupy.uint64)
+    del addr_init, copy_init
+    new_edges = 0
+    # three distinct buffers: one array bound to all three names made the store pairs and
+    # the successor pairs of a round overwrite each other while no buffer had grown yet
+    store_pairs, succ_pairs, active_pairs = (cupy.empty(1, cupy.uint64) for _ in range(3))
     iterations, total_pairs, total_active, ptr_eq_rounds = 0, 0, 0, 0
     delta_bits = int(c[CTL_DELTA_BITS])
     while c[CTL_CHANGED]:
         if max_iterations is not None and iterations >= max_iterations:
             raise RuntimeError(f"gpu solver did not converge in {max_iterations} rounds")
         iterations += 1
+        if merger is not None and merger.step(iterations, new_edges, c):
+            c = read_ctl()
+        new_edges = int(c[CTL_NSUCC])
         npairs, nsucc, nactive = int(c[CTL_NPAIRS]), int(c[CTL_NSUCC]), int(c[CTL_NACTIVE])
         total_pairs += npairs
         total_active += nactive
@@ -289,7 +335,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
             # cls[y]: the first node (in hash order) whose ΔP equals ΔP(y)
             leaders = timer.run("ptr_eq", _gpu_sets.class_leaders, g.nodes, cl, g.n_work)
             cls[g.nodes[cl.order]] = leaders[cl.seg]
-        if set_classes and nsucc:
+        if set_classes and nsucc and not (merger is not None and merger.pcls_fresh):
             # pcls[y]: the first node (in hash order) whose P equals P(y)
             pc = timer.run("set_classes", _gpu_sets.classes, g.nodes, P, pool.words)
             pleaders = timer.run("set_classes", _gpu_sets.class_leaders, g.nodes, pc, g.n_work)
@@ -305,11 +351,16 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                 timer.run("copy_edges", _gpu_copy_edges.apply_copy_pairs, view, nactive, P, D, N,
                           filter_known, pool)
             timer.run("rules", _gpu_rules.apply_rules, g, heads, store_pairs[:max(npairs, 1)],
-                      succ_pairs[:max(nsucc, 1)], pool, filter_known, pcls)
+                      succ_pairs[:max(nsucc, 1)], pool, filter_known, pcls if set_classes else None)
             for buf, count, dst in ((store_pairs, npairs, NC), (succ_pairs, nsucc, succ)):
                 if count:
                     view = buf[:count]
                     timer.run("sort", view.sort)
+                    if dedupe_pairs and dst is NC:
+                        # many pointees of one class give one key: drop repeats before the
+                        # warp of that key walks them one by one
+                        view = timer.run("sort", _unique_sorted, view)
+                        count = int(view.size)
                     timer.run("insert_pairs", _gpu_insert_pairs.insert_pairs, view, count, dst, pool,
                               CTL_OVF_RULES)
             c = update(False)
@@ -354,12 +405,23 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                  final_edges=final_edges, distinct_sets=n_sets, pool_elements_used=pool_used,
                  pool_growths=pool.growths, store_pairs=total_pairs, active_copy_edges=total_active,
                  delta_bits=delta_bits, ptr_eq_rounds=ptr_eq_rounds, representatives=g.n_work)
+    if merger is not None:
+        notes.update(merger.notes())
     if timing:
         notes["rules_ms_per_call"] = [round(t, 2) for t in timer.per_call("rules")]
     sol.stats = SolveStats(backend="gpu", device=dev_name, iterations=iterations,
                            solve_ms=(t_solved - t0) * 1e3, kernel_ms=timer.totals(), pool_bytes=pool.nbytes,
                            peak_device_bytes=peak[0] - base_used, notes=notes)
     return sol
+
+
+def _unique_sorted(view):
+    """The distinct values of a sorted cupy array (one synchronisation for the size)."""
+    import cupy
+    keep = cupy.empty(view.size, cupy.bool_)
+    keep[:1] = True
+    cupy.not_equal(view[1:], view[:-1], out=keep[1:])
+    return view[keep]
 
 
 def _device_name(cupy) -> str:

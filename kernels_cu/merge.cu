@@ -1,0 +1,198 @@
+// Online merging of nodes while solving (dynamic representative table).
+//
+// Two nodes may be merged once their final points-to sets are known to be equal; the least
+// solution does not change. Merges are found between rounds:
+//
+//   HCD       (p, t) in the table, z ∈ ΔP(rep p), z ≠ i2p   ⟹  merge rep z with rep t
+//             (Hardekopf and Lin, CGO 2007; the same direction as the cpu backend)
+//   cycles    y →c x with P(y) = P(x) ≠ ∅ (equal set classes) are candidate edges; the host
+//             merges the strongly connected components of the candidate graph (lazy cycle
+//             detection, Hardekopf and Lin, PLDI 2007, run on all edges at once)
+//
+// hcd_pairs and cycle_candidates write u64 pairs (a << 32 | b) of representatives to merge
+// (slots from ctl[CTL_MERGE_FILL]; pairs past `cap` are counted, not written). The host groups
+// them (scipy), and merge_lists folds the lists of every merged node a into its new
+// representative r: c⁻¹(r) ∪= c⁻¹(a), Δc⁻¹(r) ∪= Δc⁻¹(a), succ(r) ∪= succ(a), and into scratch
+// heads newP(r) = ⋃ P(m), newΔP(r) = ⋃ (ΔP(m) ∪ X(m)) over the members m (r included), with
+// X(m) from member_diff; pairs (r << 32 | m) sorted by r; only the warp owning r's run writes
+// r's lists.
+// recount gives the counts the update kernel leaves in the control block, for the merged state.
+#include "bitvec.cuh"
+
+#define CTL_MERGE_FILL 14  // merge pairs emitted so far
+
+__device__ __forceinline__ void emit_pair(u64* ctl, u64* out, u64 cap, bool want, u64 value) {
+    u32 m = __ballot_sync(FULL_MASK, want);
+    if (!m) return;
+    u64 at = 0;
+    if (lane_id() == 0) at = atomicAdd(&ctl[CTL_MERGE_FILL], (u64)__popc(m));
+    at = __shfl_sync(FULL_MASK, at, 0) + __popc(m & ((1u << lane_id()) - 1u));
+    if (want && at < cap) out[at] = value;
+}
+
+// One warp per HCD entry i: (rep z) << 32 | rep t for z ∈ ΔP(rep p), z ≠ i2p, rep z ≠ rep t.
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+hcd_pairs(const u32* __restrict__ hcd_ptr, const u32* __restrict__ hcd_target, u32 n_hcd,
+          const u32* __restrict__ rep, const u32* __restrict__ D, u32 i2p, u64* out, u64 cap,
+          u32* pool_w, u64* ctl, u32 pool_cap) {
+    Pool p{pool_w, ctl, pool_cap};
+    const u32 lane = lane_id();
+    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 n_warps = ((u64)gridDim.x * blockDim.x) / 32;
+    for (u64 i = warp; i < n_hcd; i += n_warps) {
+        const u32 t = rep[hcd_target[i]];
+        for (u32 e = D[rep[hcd_ptr[i]]]; e != NIL;) {
+            u32 w = elem_word(p, e, lane);
+            u32 base = __shfl_sync(FULL_MASK, w, 0);
+            u32 next = __shfl_sync(FULL_MASK, w, 31);
+            u32 m = bits_lane(lane) ? without_id(w, base, i2p) : 0u;
+            // every lane walks its own word; the warp emits together once per bit position
+            for (;;) {
+                bool any = __any_sync(FULL_MASK, m != 0);
+                if (!any) break;
+                u32 rz = NIL;
+                if (m) {
+                    u32 b = __ffs(m) - 1;
+                    m &= m - 1;
+                    rz = rep[base * ELEM_BITS + (lane - 1) * 32 + b];
+                }
+                emit_pair(ctl, out, cap, rz != NIL && rz != t, (u64)rz << 32 | t);
+            }
+            e = next;
+        }
+    }
+}
+
+// One warp per representative y with P(y) ≠ ∅: y << 32 | rep x for x ∈ succ(y) with
+// rep x ≠ y and pcls[rep x] == pcls[y] (equal points-to sets).
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+cycle_candidates(const u32* __restrict__ nodes, u32 n_work, const u32* __restrict__ rep,
+                 const u32* __restrict__ P, const u32* __restrict__ succ,
+                 const u32* __restrict__ pcls, u64* out, u64 cap, u32* pool_w, u64* ctl,
+                 u32 pool_cap) {
+    Pool p{pool_w, ctl, pool_cap};
+    const u32 lane = lane_id();
+    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 n_warps = ((u64)gridDim.x * blockDim.x) / 32;
+    for (u64 i = warp; i < n_work; i += n_warps) {
+        const u32 y = nodes[i];
+        if (P[y] == NIL) continue;
+        const u32 cy = pcls[y];
+        for (u32 e = succ[y]; e != NIL;) {
+            u32 w = elem_word(p, e, lane);
+            u32 base = __shfl_sync(FULL_MASK, w, 0);
+            u32 next = __shfl_sync(FULL_MASK, w, 31);
+            u32 m = bits_lane(lane) ? w : 0u;
+            for (;;) {
+                bool any = __any_sync(FULL_MASK, m != 0);
+                if (!any) break;
+                u32 rx = y;
+                if (m) {
+                    u32 b = __ffs(m) - 1;
+                    m &= m - 1;
+                    rx = rep[base * ELEM_BITS + (lane - 1) * 32 + b];
+                }
+                emit_pair(ctl, out, cap, rx != y && pcls[rx] == cy, (u64)y << 32 | rx);
+            }
+            e = next;
+        }
+    }
+}
+
+// pairs (r << 32 | m) sorted; one warp per 32 pairs handles the runs of r starting there:
+// H(r) ∪= S(m) for the m of the run, 32 at a time (S, H: head arrays; S == H is allowed when
+// no pair has m == r). Raises ctl[CTL_OVF_RULES] when the pool is full (H stays valid; run it
+// again after growing: it only ORs). Does nothing when the flag is already raised.
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+merge_lists(const u64* __restrict__ pairs, u64 npairs, const u32* S, u32* H, u32* pool_w,
+            u64* ctl, u32 cap) {
+    Pool p{pool_w, ctl, cap};
+    if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const u32 lane = lane_id();
+    u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 i = group * 32 + lane;
+    bool start = false;
+    u32 key = 0;
+    if (i < npairs) {
+        key = (u32)(pairs[i] >> 32);
+        start = (i == 0) || ((u32)(pairs[i - 1] >> 32) != key);
+    }
+    u32 starts = __ballot_sync(FULL_MASK, start);
+    while (starts) {
+        int sl = __ffs(starts) - 1;
+        starts &= starts - 1;
+        u32 r = __shfl_sync(FULL_MASK, key, sl);
+        for (u64 j = group * 32 + sl;; j += 32) {
+            u64 pos = j + lane;
+            u32 src = NIL;
+            bool mine = false;
+            if (pos < npairs) {
+                u64 pr = pairs[pos];
+                mine = (u32)(pr >> 32) == r;
+                if (mine) src = S[(u32)pr];
+            }
+            u32 vmask = __ballot_sync(FULL_MASK, mine);
+            if (__any_sync(FULL_MASK, src != NIL) &&
+                union_many(p, &H[r], src, NIL, NIL, CTL_OVF_RULES) < 0)
+                return;
+            if (vmask != FULL_MASK) break;
+        }
+    }
+}
+
+// What a member has not seen of its merged class: X(m) = newP(r) \ P(m) for members[i] = m,
+// reps[i] = r, when uses[m] (a rule reads ΔP of m); one warp per member. The rule instances
+// whose source is m have seen P(m) \ ΔP(m), so ΔP(r) = ⋃ (ΔP(m) ∪ X(m)) is all they need.
+// Members without such instances add only their ΔP. X: NIL-initialized scratch heads (each
+// written by one warp). Overflow as merge_lists.
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+member_diff(const u32* __restrict__ members, const u32* __restrict__ reps, u32 n_members,
+            const u32* __restrict__ P, const u32* __restrict__ newP,
+            const unsigned char* __restrict__ uses, u32* X, u32* pool_w, u64* ctl, u32 cap) {
+    Pool p{pool_w, ctl, cap};
+    if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const u32 lane = lane_id();
+    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 n_warps = ((u64)gridDim.x * blockDim.x) / 32;
+    for (u64 i = warp; i < n_members; i += n_warps) {
+        const u32 m = members[i];
+        if (!uses[m]) continue;
+        const u32 t = newP[reps[i]];
+        if (union_many(p, &X[m], lane == 0 ? t : NIL, P[m], NIL, CTL_OVF_RULES) < 0) return;
+    }
+}
+
+// The control-block counts of update.cu for the current lists (after merges): CTL_CHANGED,
+// CTL_NPAIRS, CTL_NSUCC, CTL_NACTIVE (the host zeroes them first). One warp per representative.
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+recount(const u32* __restrict__ nodes, u32 n_work, const u32* __restrict__ D,
+        const u32* __restrict__ DC, const u32* __restrict__ succ, const u32* __restrict__ s_ptr,
+        u32 i2p, u32* pool_w, u64* ctl, u32 cap) {
+    Pool p{pool_w, ctl, cap};
+    const u32 lane = lane_id();
+    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 n_warps = ((u64)gridDim.x * blockDim.x) / 32;
+    for (u64 i = warp; i < n_work; i += n_warps) {
+        const u32 x = nodes[i];
+        const u32 d = D[x], dc = DC[x];
+        if (d == NIL && dc == NIL) continue;
+        u32 dbits = 0;
+        for (u32 e = d; e != NIL;) {
+            u32 w = elem_word(p, e, lane);
+            u32 base = __shfl_sync(FULL_MASK, w, 0);
+            if (bits_lane(lane)) dbits += __popc(without_id(w, base, i2p));
+            e = __shfl_sync(FULL_MASK, w, 31);
+        }
+        dbits = warp_sum(dbits);
+        u32 dcbits = dc != NIL ? list_bits(p, dc) : 0;
+        u32 out_edges = d != NIL ? list_bits(p, succ[x]) : 0;
+        if (lane == 0) {
+            atomicAdd(&ctl[CTL_CHANGED], 1ull);
+            if (d != NIL) {
+                atomicAdd(&ctl[CTL_NPAIRS], (u64)dbits * (s_ptr[x + 1] - s_ptr[x]));
+                atomicAdd(&ctl[CTL_NACTIVE], (u64)out_edges);
+            }
+            if (dc != NIL) atomicAdd(&ctl[CTL_NSUCC], (u64)dcbits);
+        }
+    }
+}
