@@ -1,17 +1,22 @@
 """CPU time of the offline preprocessing (``collapse``) on the paper inputs.
 
 For each program: process CPU time (``time.process_time``, best of
-``--repeat``) of ``collapse`` with the default settings and with more HVN
+``--repeat``) of ``collapse`` with the default settings and with other HVN
 passes / rounds, the nodes (representatives) and constraints left by each,
 and the cpu backend's solve time on each result (``cpu.solve(work,
 preprocess=False)``, preprocessing excluded) so the trade-off is visible.
 Optionally (``--before DIR``) the same for an older copy of
 ``andersen_gpu/preprocess`` imported from DIR as package ``oldpre``, timed
-in the same process. Where a reference solution exists the default result is
-checked against it (``--check``).
+in the same process, interleaved with the new one. Where a reference
+solution exists the default result is checked against it (``--check``).
+Inputs are found by ``bench/_inputs.py``: the text dumps of
+``../shared/paper-inputs``, else (or with ``--npz``) the compact
+``.inputs/B.npz`` written by ``bench/gpu_paper_inputs.py dump``.
 
-    nice python3 bench/preprocess_speed.py --only gs vim gdb gcc linux
-    python3 bench/preprocess_speed.py --before /tmp/oldpre-parent --check \\
+    nice python3 bench/preprocess_speed.py --npz --only gs vim gdb gcc linux
+    mkdir -p /tmp/before && git archive 73f0560 andersen_gpu/preprocess | tar -x -C /tmp/before \\
+        && mv /tmp/before/andersen_gpu/preprocess /tmp/before/oldpre
+    python3 bench/preprocess_speed.py --npz --before /tmp/before --check --solve-only ex gcc perl vim \\
         --out-stem bench/results/preprocess-speed
 
 Writes ``<out-stem>.csv`` and ``<out-stem>.md`` (machine, date, commit).
@@ -30,8 +35,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DEFAULT_INPUTS = Path(os.environ.get("ANDERSEN_PAPER_INPUTS", ROOT.parent / "shared" / "paper-inputs"))
-PROGRAMS = ["ex", "gcc", "perl", "vim", "svn", "python", "nh", "gs", "gdb", "php", "pine", "mplayer", "linux"]
 REFERENCE = {"ex", "gcc", "perl", "vim"}
 FAST = {"ex", "gcc", "perl", "nh", "gs"}           # solves under a second: best of --repeat
 # (label, collapse kwargs): the default first
@@ -40,42 +43,46 @@ VARIANTS = [("default (1 round, 2 passes)", {}),
             ("4 passes", {"hvn_passes": 4}),
             ("fixpoint (8 rounds x 8 passes)", {"max_passes": 8, "hvn_passes": 8, "min_gain": 0.0}),
             ("scc only", {"hvn": False})]
+BEFORE = "before"
 
 
-def best_cpu(fn, repeat: int):
-    out, best = None, float("inf")
+def best_cpu(fns, repeat: int):
+    """Best process CPU ms of each function over ``repeat`` rounds (interleaved), and its last result."""
+    best = [float("inf")] * len(fns)
+    outs = [None] * len(fns)
     for _ in range(repeat):
-        t = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - t)
-    return best * 1e3, out
+        for i, fn in enumerate(fns):
+            t = time.process_time()
+            outs[i] = fn()
+            best[i] = min(best[i], time.process_time() - t)
+    return [b * 1e3 for b in best], outs
 
 
-def measure(inputs: Path, program: str, repeat: int, solve: bool, old, check: bool) -> list[dict]:
+def measure(inp, repeat: int, solve, old, check: bool) -> list[dict]:
     from andersen_gpu.backends import cpu
     from andersen_gpu.preprocess import collapse
-    from constraints.paper_format import read_paper
+    from bench._inputs import load_constraints, load_solution
 
-    cs = read_paper(inputs / f"{program}_nodes.txt.gz")
+    program = inp.name
+    cs = load_constraints(inp)
     variants = [(label, (lambda kw=kw: collapse(cs, **kw))) for label, kw in VARIANTS]
     if old is not None:
-        variants.append(("before (8 rounds, rewrite each)", lambda: old(cs)))
+        variants.append((BEFORE, lambda: old(cs)))
+    times, outs = best_cpu([fn for _, fn in variants], repeat)
     rows = []
-    for label, fn in variants:
-        ms, (work, st) = best_cpu(fn, repeat)
+    for (label, _), ms, (work, st) in zip(variants, times, outs):
         row = {"input": program, "variant": label, "preprocess_cpu_ms": round(ms, 1),
                "nodes_before": st.nodes_before, "nodes_after": st.nodes_after,
                "constraints_before": st.constraints_before["total"],
                "constraints_after": st.constraints_after["total"],
                "hvn_passes": getattr(st, "hvn_passes", st.passes), "rounds": st.passes}
-        if solve is True or program in solve:
-            sms, sol = best_cpu(lambda: cpu.solve(work, preprocess=False), repeat if program in FAST else 1)
+        if solve is True or (solve and program in solve):
+            (sms,), (sol,) = best_cpu([lambda: cpu.solve(work, preprocess=False)],
+                                      repeat if program in FAST else 1)
             row["solve_cpu_ms"] = round(sms, 1)
             row["total_cpu_ms"] = round(ms + sms, 1)
-            if check and label.startswith("default") and program in REFERENCE:
-                from andersen_gpu.solution import Solution
-                ref = Solution.load(inputs / f"{program}_correct_soln_001.txt.gz")
-                row["equals_reference"] = bool(ref == sol)
+            if check and label.startswith("default") and program in REFERENCE and inp.solution is not None:
+                row["equals_reference"] = bool(load_solution(inp.solution) == sol)
             del sol
         rows.append(row)
         print(row, flush=True)
@@ -92,52 +99,52 @@ def _markdown(df) -> str:
 
 
 def summary(df):
-    """One row per input: the default variant against the old code (``before``), and one pass."""
+    """One row per input: the default variant against the old code (``before``)."""
     import numpy as np
     import pandas as pd
-    pick = {name: df[df.variant.str.startswith(prefix)].set_index("input")
-            for name, prefix in (("new", "default"), ("old", "before"), ("one", "1 pass"))}
-    new, old, one = pick["new"], pick["old"], pick["one"]
+    new = df[df.variant.str.startswith("default")].set_index("input")
+    old = df[df.variant == BEFORE].set_index("input")
+    scc = df[df.variant == "scc only"].set_index("input")
     if old.empty:
         return None
     out = pd.DataFrame({"before_ms": old.preprocess_cpu_ms, "after_ms": new.preprocess_cpu_ms,
                         "speedup": (old.preprocess_cpu_ms / new.preprocess_cpu_ms).round(1),
-                        "one_pass_ms": one.preprocess_cpu_ms,
-                        "one_pass_speedup": (old.preprocess_cpu_ms / one.preprocess_cpu_ms).round(1),
+                        "nodes_in": new.nodes_before, "nodes_scc_only": scc.nodes_after,
                         "nodes_before": old.nodes_after, "nodes_after": new.nodes_after,
-                        "nodes_one_pass": one.nodes_after,
+                        "constraints_in": new.constraints_before, "constraints_scc_only": scc.constraints_after,
                         "constraints_before": old.constraints_after, "constraints_after": new.constraints_after})
     if "solve_cpu_ms" in df:
+        out["solve_ms_scc_only"] = scc.solve_cpu_ms
         out["solve_ms_before"] = old.solve_cpu_ms
         out["solve_ms_after"] = new.solve_cpu_ms
-        out["solve_ms_one_pass"] = one.solve_cpu_ms
     out = out.reset_index()
-    geo = {c: round(float(np.exp(np.log(out[c]).mean())), 1) for c in ("speedup", "one_pass_speedup")}
+    geo = round(float(np.exp(np.log(out["speedup"]).mean())), 1)
     return out, geo
 
 
-def write_markdown(df, path: Path, cmd: str) -> None:
+def write_markdown(df, path: Path, cmd: str, before: str) -> None:
     with open(path, "w") as f:
         f.write("# Offline preprocessing (`collapse`): CPU time and what it buys\n\n")
         f.write(f"- machine: {df['machine'].iloc[0]}\n- date: {datetime.date.today()}\n"
                 f"- commit: {df['commit'].iloc[0]}\n- command: `{cmd}`\n")
-        f.write("- times: process CPU time (`time.process_time`), best of the repeats, in one process "
-                "(a shared, loaded 2-core VM: expect +-20 % noise); solve = `cpu.solve(result, preprocess=False)`; "
-                "`before` = the preprocess package as it was before the rewrite (8 rounds of SCC + HVN keyed by "
-                "pointer id, rewriting the constraint set each round)\n\n")
+        f.write("- times: process CPU time (`time.process_time`), best of the repeats, variants interleaved in "
+                "one process (on a shared, loaded VM expect +-30 % noise); solve = "
+                f"`cpu.solve(result, preprocess=False)`; `before` = {before}\n\n")
         summ = summary(df)
         if summ is not None:
             table, geo = summ
-            f.write(f"## Before / after (default: 1 round, 2 HVN passes)\n\ngeometric-mean speedup: default "
-                    f"{geo['speedup']}x, one pass {geo['one_pass_speedup']}x\n\n")
+            f.write(f"## Before / after (default: 1 round, 2 HVN passes)\n\ngeometric-mean speedup: {geo}x\n\n")
             f.write(_markdown(table))
             f.write("\n## Every variant\n\n")
         f.write(_markdown(df.drop(columns=["machine", "commit"])))
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bench._inputs import DEFAULT_PAPER_DIR, DEFAULT_PAPER_DUMPS, PAPER_PROGRAMS, find_paper
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--inputs", type=Path, default=DEFAULT_INPUTS)
+    ap.add_argument("--inputs", type=Path, default=DEFAULT_PAPER_DIR, help="the paper's text dumps")
+    ap.add_argument("--npz", action="store_true", help="read the compact .inputs/B.npz dumps even where text exists")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-solve", action="store_true", help="skip the cpu backend's solve on each result")
@@ -145,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="solve only these inputs' results (the big ones take minutes per variant)")
     ap.add_argument("--before", type=Path, default=None,
                     help="folder holding an older preprocess package as 'oldpre' (timed alongside)")
+    ap.add_argument("--before-label", default="the preprocess package at the commit named in --before's notes",
+                    help="what 'before' is, for the Markdown notes")
     ap.add_argument("--check", action="store_true", help="compare the default result's solution to the reference")
     ap.add_argument("--out-stem", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -164,12 +173,14 @@ def main(argv: list[str] | None = None) -> int:
         from oldpre import collapse as old  # noqa: PLC0415
         old(warm)
     rows = []
-    for program in args.only or PROGRAMS:
-        if not (args.inputs / f"{program}_nodes.txt.gz").is_file():
-            print(f"skip {program}: no nodes file", file=sys.stderr)
+    text_dir = Path("/nonexistent") if args.npz else args.inputs
+    for program in args.only or PAPER_PROGRAMS:
+        inp = find_paper(program, text_dir, DEFAULT_PAPER_DUMPS)
+        if inp is None:
+            print(f"skip {program}: no input", file=sys.stderr)
             continue
         solve = False if args.no_solve else (set(args.solve_only) if args.solve_only is not None else True)
-        rows += measure(args.inputs, program, args.repeat, solve, old, args.check)
+        rows += measure(inp, args.repeat, solve, old, args.check)
     df = pd.DataFrame(rows)
     if args.out_stem is None:
         print(df.to_string(index=False))
@@ -177,13 +188,13 @@ def main(argv: list[str] | None = None) -> int:
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "andersen_gpu/preprocess"], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
-    machine = f"{platform.node()} ({platform.processor() or platform.machine()}, {os.cpu_count()} cores, shared)"
+    machine = f"{platform.node()} ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
     df.insert(0, "machine", machine)
     df.insert(1, "commit", commit + ("+uncommitted preprocess" if dirty else ""))
     args.out_stem.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out_stem.with_suffix(".csv"), index=False)
     cmd = "python3 bench/preprocess_speed.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    write_markdown(df, args.out_stem.with_suffix(".md"), cmd)
+    write_markdown(df, args.out_stem.with_suffix(".md"), cmd, args.before_label)
     return 0
 
 

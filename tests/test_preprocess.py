@@ -88,9 +88,34 @@ def test_pointee_capable_follows_nested_fields():
 
 
 def test_hvn_refuses_cycles():
-    cs = ConstraintSet.from_lists(2, copy=[(0, 1), (1, 0)])
+    # each node of the cycle has a second input, so the single-copy contraction leaves the cycle
+    cs = ConstraintSet.from_lists(4, obj_size={2: 1, 3: 1}, addr=[(0, 2), (1, 3)], copy=[(0, 1), (1, 0)])
     with pytest.raises(ValueError, match="acyclic"):
         hvn_labels(cs)
+
+
+def test_single_copy_input_is_contracted_unless_a_store_may_write_it():
+    # 1 = 0 and 2 = 1 are single-copy inputs: merged with 0; 4 = 0 too, but 4 is address-taken
+    # (a store through 3 may write it), so it keeps its own set; 5 = 6, 6 = 5 has no input: empty
+    cs = ConstraintSet.from_lists(8, obj_size={4: 1, 7: 1}, addr=[(0, 7), (3, 4)],
+                                  copy=[(1, 0), (2, 1), (4, 0), (5, 6), (6, 5)], store=[(3, 0)])
+    out = _check_same_solution(cs)
+    rep = out.rep
+    assert rep[0] == rep[1] == rep[2]
+    assert rep[4] == 4
+    assert rep[5] == rep[6]
+    labels = hvn_labels(cs)
+    assert labels[5] == labels[6] == 0 and labels[0] > 0
+
+
+def test_passes_after_the_first_stay_exact_on_load_gep_cycles():
+    # 4 = *3 and 3 = 4 + 1 close a cycle: the read through 3 is keyed by 3's id in pass 1 and by its
+    # label in later passes, which revisit only the dirty nodes
+    cs = ConstraintSet.from_lists(9, obj_size={0: 2, 8: 1}, addr=[(2, 0), (1, 8)],
+                                  copy=[(3, 2), (3, 1)], load=[(4, 3), (6, 5)], gep=[(3, 4, 1)],
+                                  store=[(2, 1)])
+    for passes in (1, 2, 4):
+        _check_same_solution(cs, hvn_passes=passes)
 
 
 def test_paper_input_collapse_keeps_reference_solution(paper_inputs):

@@ -1,8 +1,15 @@
 """``collapse``: the offline passes (SCC collapse, HVN) run in rounds.
 
-Rounds work on bare id columns mapped through the current representative
-table; the constraint set is rewritten (deduplicated, empty-set constraints
-dropped, validated) once, at the end.
+A round is one compiled HVN call (:func:`.hvn.label_round`) on the int32
+columns of the constraint set read through the current representative
+table; SciPy's SCC collapse runs only when that call reports a copy cycle
+(the paper inputs have none left after their HCD merges). The constraint
+set is rewritten (deduplicated, empty-set constraints dropped, validated)
+once, at the end (:func:`.rewrite.apply_rep`).
+
+Where the time goes (bench/results/preprocess-speed.md): the HVN call
+(contraction, ordering, passes) is about four fifths, the rewrite one
+fifth, of which ``ConstraintSet`` validation is about half.
 """
 
 from __future__ import annotations
@@ -55,17 +62,14 @@ def _counts(cs: ConstraintSet) -> dict[str, int]:
 
 
 def _n_reps(rep: np.ndarray) -> int:
-    return int(np.count_nonzero(rep == np.arange(len(rep))))
+    return int(np.count_nonzero(rep == np.arange(len(rep), dtype=rep.dtype)))
 
 
-def _hvn_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, copy_src: np.ndarray, copy_dst: np.ndarray,
-               hvn_passes: int):
-    """:func:`label_round` on ``cs``'s columns mapped through ``rep`` (copies given, mapped already)."""
-    indirect = np.zeros(cs.n_nodes, np.bool_)
-    indirect[rep[cap]] = True
-    return label_round(cs.n_nodes, rep, indirect, copy_src, copy_dst, rep[cs.addr_dst], cs.addr_src,
-                       rep[cs.load_dst], rep[cs.load_src], rep[cs.gep_dst], rep[cs.gep_src], cs.gep_offset,
-                       max_passes=hvn_passes)
+def _scc_round(cs: ConstraintSet, rep: np.ndarray) -> np.ndarray:
+    """``rep`` with every cycle of the copy graph (read through ``rep``) collapsed."""
+    copy_src, copy_dst = rep[cs.copy_src], rep[cs.copy_dst]
+    keep = copy_src != copy_dst
+    return compose(rep, scc_rep(cs.n_nodes, copy_src[keep], copy_dst[keep])).astype(np.int32)
 
 
 def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: int = 1,
@@ -91,9 +95,9 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
         ``max_passes``).
     hvn_passes : int
         Upper bound on HVN passes inside a round (each refines the keys of
-        loads and geps that close a cycle, see :mod:`.hvn`). Two is the
-        default: a third buys 0.1-1 % more merges and no solve time
-        (bench/results/preprocess-speed.md).
+        loads and geps that close a cycle, see :mod:`.hvn`; passes after
+        the first revisit only dirty nodes and cost 8-40 % of the first).
+        Two is the default (bench/results/preprocess-speed.md).
 
     Returns
     -------
@@ -107,51 +111,56 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
 
     Notes
     -----
-    HVN keys loads and geps by the *label* of their pointer and visits
-    nodes in the topological order of the dependency graph's SCCs (see
-    :mod:`.hvn`): two passes leave at most 1.3 % more nodes on the paper
-    inputs than eight rounds of the paper's HR iteration (rewriting the
-    constraint set between HVN runs) did, at a fraction of the time
-    (bench/results/preprocess-speed.md).
+    HVN first merges every node whose only input is one copy (and that no
+    store can write) into its source, then keys loads and geps by the
+    *label* of their pointer and visits nodes in the topological order of
+    the dependency graph's SCCs (see :mod:`.hvn`): on the paper inputs the
+    default leaves no more nodes than eight rounds of the paper's HR
+    iteration (rewriting the constraint set between HVN runs) did, at a
+    small fraction of the time (bench/results/preprocess-speed.md).
     """
     t0 = time.perf_counter()
     n = cs.n_nodes
-    rep = cs.rep.astype(np.int64)
+    rep = np.ascontiguousarray(cs.rep, np.int32)
     stats = PreprocessStats(nodes_before=_n_reps(rep), constraints_before=_counts(cs))
     empty = np.zeros(n, bool)
+    reps = stats.nodes_before
     if scc or hvn:
         cap = pointee_capable(cs) if hvn else None
         for _ in range(max_passes):
             stats.passes += 1
-            before = _n_reps(rep)
-            copy_src, copy_dst = rep[cs.copy_src], rep[cs.copy_dst]
-            keep = copy_src != copy_dst
-            copy_src, copy_dst = copy_src[keep], copy_dst[keep]
-            labels = None
+            before = reps
             if hvn:
                 # HVN's ordering finds copy cycles itself: run SciPy's SCC collapse only when there is one
-                labels, new_rep, acyclic, passes = _hvn_round(cs, rep, cap, copy_src, copy_dst, hvn_passes)
-            if labels is None or not acyclic:
-                rep = compose(rep, scc_rep(n, copy_src, copy_dst))
-                stats.scc_merged += before - _n_reps(rep)
-                if hvn:
-                    copy_src, copy_dst = rep[copy_src], rep[copy_dst]
-                    labels, new_rep, acyclic, passes = _hvn_round(cs, rep, cap, copy_src, copy_dst, hvn_passes)
+                table, leader, acyclic, passes = label_round(cs, rep, cap, hvn_passes)
+                after_scc = before
+                if not acyclic:
+                    rep = _scc_round(cs, rep)
+                    after_scc = _n_reps(rep)
+                    stats.scc_merged += before - after_scc
+                    table, leader, acyclic, passes = label_round(cs, rep, cap, hvn_passes)
                     if not acyclic:
                         raise RuntimeError("copy graph still cyclic after SCC collapse")
-            if hvn:
-                after_scc = _n_reps(rep)
                 stats.hvn_passes += passes
-                empty[labels == 0] = True
-                rep = compose(rep, new_rep)
-                stats.hvn_merged += after_scc - _n_reps(rep)
-            gained = before - _n_reps(rep)
+                if leader >= 0:
+                    empty[leader] = True
+                rep = table
+                after = _n_reps(rep)
+                stats.hvn_merged += after_scc - after
+            else:
+                rep = _scc_round(cs, rep)
+                after = _n_reps(rep)
+                stats.scc_merged += before - after
+            reps = after
+            gained = before - after
             stats.rounds.append(gained)
             if gained == 0 or gained < min_gain * before or not hvn:
                 break
-        empty = np.bincount(rep[empty], minlength=n) > 0   # proven empty in any round: so is its rep
+        proven = np.flatnonzero(empty)
+        empty[proven] = False
+        empty[rep[proven]] = True           # proven empty in any round: so is its rep
     cur = apply_rep(cs, rep, drop_empty=empty)
-    stats.nodes_after = _n_reps(rep)
+    stats.nodes_after = reps
     stats.constraints_after = _counts(cur)
     stats.ms = (time.perf_counter() - t0) * 1e3
     return cur, stats

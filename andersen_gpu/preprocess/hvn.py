@@ -28,12 +28,31 @@ collapsed). A load or gep can still close a cycle (``p = *q; q = p + 1``):
 a read through a ``y`` placed later is keyed by ``y``'s id in the first
 pass (the original HVN's ``L(y)``: exact, only coarser) and by ``y``'s
 label from the previous pass in later ones; when ``y`` gets its label, that
-label inherits the key, so every read through ``y`` agrees. Label numbers
-are never reused, so a label denotes one set in every pass, and nodes that
-share a label in any pass are merged (union-find). Extra passes replace the
-paper's HR iteration (rewriting the constraint set and running HVN again);
-on the paper inputs two passes leave at most 1.3 % more nodes than eight
-such rounds did, and a few more passes leave fewer (bench/results/preprocess-speed.md).
+label inherits the key, so every read through ``y`` agrees.
+
+Every key (a set of input labels, ``L``/``G`` of a label or of an id) keeps
+its label for the whole run, so a label denotes one set in every pass, and
+nodes that share a label in any pass are merged (union-find). Because the
+tables persist, a node whose inputs did not change gets the same label
+again: passes after the first revisit only the *dirty* nodes (readers
+through a later node, and what a changed label flows into), usually a
+small part of the graph. Extra passes replace the paper's HR iteration (rewriting the
+constraint set and running HVN again); on the paper inputs two passes leave
+no more nodes than eight such rounds did
+(bench/results/preprocess-speed.md).
+
+Before any of this, a representative whose only input is one copy from
+``y`` and that no store can write is merged with ``y`` (union-find, one
+pass over the copies): it would get y's label anyway, and removing it first
+shrinks the graph that is ordered and labelled by about 40 % on the paper
+inputs; reads through it then share y's id key in pass 1 (more merges).
+
+The whole round (contraction, compaction to the touched representatives,
+ordering, labelling, merging, the final table) is a few compiled calls on
+the int32 columns of the constraint set, with no per-column NumPy
+temporaries; per-node arrays are int32 and the hash tables start small and
+grow, since random access into large tables is what this costs (on the
+paper inputs fewer than 5 % of the nodes have two or more inputs).
 """
 
 from __future__ import annotations
@@ -51,111 +70,137 @@ def pointee_capable(cs: ConstraintSet) -> np.ndarray:
     object ``z`` yields ``z + o`` with ``o < obj_size[z]``), closed over
     nested objects.
     """
-    n = cs.n_nodes
-    cap = np.zeros(n, bool)
-    cap[cs.addr_src] = True
-    size = cs.obj_size.astype(np.int64)
-    frontier = np.flatnonzero(cap & (size > 1))
-    while frontier.size:
-        lens = size[frontier] - 1
-        starts = np.repeat(frontier + 1, lens)
-        offs = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
-        fields = starts + offs
-        fresh = fields[~cap[fields]]
-        cap[fresh] = True
-        frontier = np.unique(fresh[size[fresh] > 1])
-    return cap
+    return _pointee_capable(cs.n_nodes, cs.addr_src, cs.obj_size)
 
 
-def hvn_labels(cs: ConstraintSet) -> np.ndarray:
+def hvn_labels(cs: ConstraintSet, max_passes: int = 1) -> np.ndarray:
     """Pointer-equivalence label of every representative of ``cs``.
 
     Parameters
     ----------
     cs : ConstraintSet
-        Pointer-side ids already representatives and the copy graph acyclic
-        (run SCC collapse first).
+        The copy graph of its representatives must be acyclic (run SCC
+        collapse first).
+    max_passes : int
+        HVN passes (see the module docstring).
 
     Returns
     -------
     int64[n_nodes]
-        Label per representative (0: the least points-to set is empty);
-        -1 for merged nodes.
+        Per representative: 0 when its least points-to set is provably
+        empty, else ``1 +`` the smallest id of its class (equal labels,
+        equal sets); -1 for nodes merged before (``cs.rep[v] != v``).
 
     Raises
     ------
     ValueError
         If the copy graph has a cycle.
     """
-    rep = cs.rep.astype(np.int64)
-    indirect = np.zeros(cs.n_nodes, np.bool_)
-    indirect[rep[pointee_capable(cs)]] = True
-    labels, _, ok, _ = label_round(cs.n_nodes, rep, indirect, cs.copy_src, cs.copy_dst, cs.addr_dst, cs.addr_src,
-                                   cs.load_dst, cs.load_src, cs.gep_dst, cs.gep_src, cs.gep_offset)
+    rep = cs.rep
+    table, empty, ok, _ = label_round(cs, rep, pointee_capable(cs), max_passes)
     if not ok:
         raise ValueError("hvn_labels needs an acyclic copy graph (collapse SCCs first)")
+    labels = table.astype(np.int64) + 1
+    if empty >= 0:
+        labels[table == empty] = 0
+    labels[rep != np.arange(cs.n_nodes)] = -1
     return labels
 
 
-def label_round(n, rep, indirect, copy_src, copy_dst, addr_dst, addr_src,
-                load_dst, load_src, gep_dst, gep_src, gep_off, max_passes: int = 1):
-    """HVN passes on columns whose pointer-side ids are representatives.
+def label_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, max_passes: int = 2):
+    """HVN passes on ``cs`` read through the representative table ``rep``.
 
-    Returns ``(labels, new_rep, acyclic, passes)``: the last pass's labels
-    (0 for every node proven empty, -1 for merged nodes), the merges found
-    by all passes (each node to the smallest id of its class), whether the
-    copy graph was acyclic (if not, nothing is labelled: every touched node
-    gets -1 and nothing is merged; collapse SCCs and call again), and the
-    passes run (stops early when one merges nothing new).
+    Parameters
+    ----------
+    cs : ConstraintSet
+        Only its columns are read (pointer-side ids are mapped through
+        ``rep``; ``addr_src`` is not).
+    rep : int[n_nodes]
+        A fixpoint table that refines ``cs.rep``.
+    cap : bool[n_nodes]
+        :func:`pointee_capable` of ``cs``.
+    max_passes : int
+        Upper bound on passes; stops earlier when a pass merges nothing
+        new or leaves nothing dirty.
 
-    Only nodes that some copy, load, gep or address-of constraint touches
-    enter the compiled core (renumbered densely); every other
-    representative is empty (merged into one class) or, when a store may
-    write it, alone.
+    Returns
+    -------
+    (table, empty, acyclic, passes)
+        ``table``: int32[n_nodes], a fixpoint table refining ``rep`` with
+        every merge found (each class led by its smallest representative
+        id; all provably empty representatives form one class). ``empty``: the leader of
+        that class, or -1. ``acyclic``: False when the copy graph through
+        ``rep`` has a cycle; then nothing is merged (``table`` is ``rep``):
+        collapse SCCs and call again. ``passes``: the passes run.
     """
-    rep = np.asarray(rep, np.int64)
-    cols = [np.asarray(c, np.int64) for c in (copy_src, copy_dst, addr_dst, load_dst, load_src, gep_dst, gep_src)]
-    touched = np.zeros(n, np.bool_)
-    for c in cols:
-        touched[c] = True
-    ids = np.flatnonzero(touched)
-    cid = np.full(n, -1, np.int64)
-    cid[ids] = np.arange(len(ids))
-    c_copy_src, c_copy_dst, c_addr_dst, c_load_dst, c_load_src, c_gep_dst, c_gep_src = (cid[c] for c in cols)
-    ind = np.ascontiguousarray(indirect, np.bool_)
-    lab_c, rep_c, done, passes = _hvn(len(ids), n, np.arange(len(ids)), ind[ids],
-                                      c_copy_src, c_copy_dst, c_addr_dst, np.asarray(addr_src, np.int64),
-                                      c_load_dst, c_load_src, c_gep_dst, c_gep_src,
-                                      np.asarray(gep_off, np.int64), max_passes)
-    is_rep = rep == np.arange(n)
-    labels = np.where(is_rep, 0, -1)
-    alone = np.flatnonzero(is_rep & ind & ~touched)         # untouched: empty, or alone
-    labels[alone] = (int(lab_c.max()) + 1 if len(lab_c) else 1) + np.arange(len(alone))
-    labels[ids] = lab_c
-    new_rep = np.arange(n, dtype=np.int64)
-    new_rep[ids] = ids[rep_c]
-    empty = np.flatnonzero(labels == 0)      # the core labels its whole empty class 0
-    if empty.size:
-        new_rep[empty] = empty[0]            # one class for every empty node, led by the smallest
-    return labels, new_rep, bool(done), int(passes)
+    n = cs.n_nodes
+    rep = np.ascontiguousarray(rep, np.int32)
+    crep, ind, cid, k, n_copy, e_src, e_dst = _compact(
+        n, rep, np.ascontiguousarray(cap, np.bool_), cs.copy_src, cs.copy_dst, cs.addr_dst,
+        cs.load_dst, cs.load_src, cs.gep_dst, cs.gep_src)
+    order = _dep_order(k, n_copy, e_src, e_dst)
+    if len(order) < k:
+        return rep.copy(), -1, False, 0
+    node_of, *graph = _graph(n, k, crep, ind, cid, order, n_copy, e_src, e_dst, cs.addr_dst, cs.addr_src,
+                             cs.gep_offset)
+    n_load = len(cs.load_dst)
+    uf, empty_node, passes = _passes(n, k, n_copy, n_load, e_dst, cs.gep_offset, *graph,
+                                     max(int(max_passes), 1))
+    table, empty = _table(n, k, crep, cid, ind, node_of, uf, empty_node)
+    return table, empty, True, passes
 
 
 # ----------------------------------------------------------------- compiled core
 
 @njit(cache=True)
-def _csr(n, rows, vals):
-    """Values grouped by row: (indptr, vals sorted by row, stable)."""
-    ptr = np.zeros(n + 1, np.int64)
+def _pointee_capable(n, addr_src, obj_size):
+    # a field z + o (o < size z) of a capable z is capable: fields follow their object,
+    # so one ascending scan with the furthest end of a capable object closes nesting too
+    cap = np.zeros(n, np.bool_)
+    for y in addr_src:
+        cap[y] = True
+    end = 0
+    for z in range(n):
+        if z < end:
+            cap[z] = True
+        if cap[z] and z + obj_size[z] > end:
+            end = z + obj_size[z]
+    return cap
+
+
+@njit(cache=True)
+def _row_ptr(n, rows):
+    """CSR row pointers (int32[n + 1]) of the int ``rows`` column (fewer than 2**31 rows)."""
+    ptr = np.zeros(n + 1, np.int32)
     for r in rows:
         ptr[r + 1] += 1
     for i in range(n):
         ptr[i + 1] += ptr[i]
+    return ptr
+
+
+@njit(cache=True)
+def _scatter(ptr, rows, vals):
+    """``vals`` grouped by ``rows`` (stable) along the row pointers ``ptr``."""
     fill = ptr[:-1].copy()
-    out = np.empty(len(rows), np.int64)
+    out = np.empty(len(rows), vals.dtype)
     for i in range(len(rows)):
-        out[fill[rows[i]]] = vals[i]
-        fill[rows[i]] += 1
-    return ptr, out
+        r = rows[i]
+        out[fill[r]] = vals[i]
+        fill[r] += 1
+    return out
+
+
+@njit(cache=True)
+def _scatter_ids(ptr, rows):
+    """The indices ``i`` of ``rows`` grouped by ``rows[i]`` (stable), int32."""
+    fill = ptr[:-1].copy()
+    out = np.empty(len(rows), np.int32)
+    for i in range(len(rows)):
+        r = rows[i]
+        out[fill[r]] = i
+        fill[r] += 1
+    return out
 
 
 @njit(cache=True)
@@ -184,49 +229,44 @@ def _capacity(entries):
 
 
 @njit(cache=True)
-def _key_label(tab_a, tab_b, tab_lab, a, b, next_label):
-    """Label of primitive key (a, b) in an open-addressing table; new keys get ``next_label``.
-
-    Returns (label, next_label).
-    """
-    mask = np.uint64(len(tab_lab) - 1)
-    h = _fmix(_mix(_mix(np.uint64(0x51ED27), a), b))
-    i = h & mask
+def _key_slot(tab, a, b):
+    """Slot of key (a, b) in the open-addressing table ``tab`` (rows a, b, label; label -1: free)."""
+    a = np.int64(a)
+    b = np.int64(b)
+    mask = np.uint64(len(tab) - 1)
+    i = _fmix(_mix(_mix(np.uint64(0x51ED27), a), b)) & mask
     while True:
-        lab = tab_lab[i]
-        if lab < 0:
-            tab_a[i] = a
-            tab_b[i] = b
-            tab_lab[i] = next_label
-            return next_label, next_label + 1
-        if tab_a[i] == a and tab_b[i] == b:
-            return lab, next_label
+        if tab[i, 2] < 0 or (tab[i, 0] == a and tab[i, 1] == b):
+            return i
         i = (i + np.uint64(1)) & mask
 
 
 @njit(cache=True)
-def _key_alias(tab_a, tab_b, tab_lab, a, b, lab):
-    """Give key (a, b) the label ``lab`` unless it has one already."""
-    mask = np.uint64(len(tab_lab) - 1)
-    h = _fmix(_mix(_mix(np.uint64(0x51ED27), a), b))
-    i = h & mask
-    while True:
-        if tab_lab[i] < 0:
-            tab_a[i] = a
-            tab_b[i] = b
-            tab_lab[i] = lab
-            return
-        if tab_a[i] == a and tab_b[i] == b:
-            return
-        i = (i + np.uint64(1)) & mask
+def _key_grow(tab):
+    """``tab`` rehashed into twice the slots."""
+    out = np.full((2 * len(tab), 3), -1, tab.dtype)
+    for i in range(len(tab)):
+        if tab[i, 2] >= 0:
+            j = _key_slot(out, tab[i, 0], tab[i, 1])
+            out[j, 0] = tab[i, 0]
+            out[j, 1] = tab[i, 1]
+            out[j, 2] = tab[i, 2]
+    return out
 
 
 @njit(cache=True)
-def _insertion_sort_unique(buf, m):
+def _grow(a):
+    """``a`` followed by as many -1 entries."""
+    out = np.full(2 * len(a), -1, a.dtype)
+    out[:len(a)] = a
+    return out
+
+
+@njit(cache=True)
+def _sort_unique(buf, m):
     """Sort buf[:m] in place and drop repeats; returns the distinct count."""
     if m > 32:
-        s = np.sort(buf[:m])
-        buf[:m] = s
+        buf[:m] = np.sort(buf[:m])
     else:
         for i in range(1, m):
             x = buf[i]
@@ -241,123 +281,6 @@ def _insertion_sort_unique(buf, m):
             buf[u] = buf[i]
             u += 1
     return u
-
-
-@njit(cache=True)
-def _order(n, rep, copy_src, copy_dst, dep_src, dep_dst):
-    """An order of the representatives in which every input comes first where it can.
-
-    Strongly connected components of the dependency graph (copy, load and gep
-    edges ``y -> x``; Tarjan, which emits sinks first) in topological order;
-    inside a component, copy edges in topological order (loads and geps close
-    the cycle). Returns the order; shorter than the number of
-    representatives when the copy graph has a cycle.
-    """
-    src = np.concatenate((copy_src, dep_src))
-    dst = np.concatenate((copy_dst, dep_dst))
-    ptr, adj = _csr(n, src, dst)
-    index = np.full(n, -1, np.int64)
-    low = np.zeros(n, np.int64)
-    on_stack = np.zeros(n, np.bool_)
-    stack = np.empty(n, np.int64)
-    sp = 0
-    comp = np.full(n, -1, np.int64)
-    n_comp = 0
-    call_v = np.empty(n, np.int64)
-    call_i = np.empty(n, np.int64)
-    counter = 0
-    for s in range(n):
-        if rep[s] != s or index[s] >= 0:
-            continue
-        depth = 0
-        call_v[0] = s
-        call_i[0] = ptr[s]
-        index[s] = counter
-        low[s] = counter
-        counter += 1
-        stack[sp] = s
-        sp += 1
-        on_stack[s] = True
-        while depth >= 0:
-            v = call_v[depth]
-            i = call_i[depth]
-            if i < ptr[v + 1]:
-                call_i[depth] = i + 1
-                w = adj[i]
-                if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    on_stack[w] = True
-                    depth += 1
-                    call_v[depth] = w
-                    call_i[depth] = ptr[w]
-                elif on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
-            else:
-                if low[v] == index[v]:
-                    while True:
-                        sp -= 1
-                        w = stack[sp]
-                        on_stack[w] = False
-                        comp[w] = n_comp
-                        if w == v:
-                            break
-                    n_comp += 1
-                depth -= 1
-                if depth >= 0:
-                    u = call_v[depth]
-                    if low[v] < low[u]:
-                        low[u] = low[v]
-    # nodes grouped by component, sources first
-    c_ptr = np.zeros(n_comp + 1, np.int64)
-    for v in range(n):
-        if comp[v] >= 0:
-            c_ptr[n_comp - comp[v]] += 1
-    for c in range(n_comp):
-        c_ptr[c + 1] += c_ptr[c]
-    fill = c_ptr[:-1].copy()
-    members = np.empty(c_ptr[n_comp], np.int64)
-    for v in range(n):
-        if comp[v] >= 0:
-            c = n_comp - 1 - comp[v]
-            members[fill[c]] = v
-            fill[c] += 1
-    # copy edges inside a component, in topological order (Kahn)
-    csucc_ptr, csucc = _csr(n, copy_src, copy_dst)
-    copy_in = np.zeros(n, np.int64)
-    for i in range(len(copy_dst)):
-        if copy_src[i] != copy_dst[i] and comp[copy_src[i]] == comp[copy_dst[i]]:
-            copy_in[copy_dst[i]] += 1
-    order = np.empty(len(members), np.int64)
-    count = 0
-    for c in range(n_comp):
-        lo = c_ptr[c]
-        hi = c_ptr[c + 1]
-        if hi - lo == 1:
-            order[count] = members[lo]
-            count += 1
-            continue
-        head = count
-        for i in range(lo, hi):
-            if copy_in[members[i]] == 0:
-                order[count] = members[i]
-                count += 1
-        while head < count:
-            v = order[head]
-            head += 1
-            for i in range(csucc_ptr[v], csucc_ptr[v + 1]):
-                w = csucc[i]
-                if w != v and comp[w] == comp[v]:
-                    copy_in[w] -= 1
-                    if copy_in[w] == 0:
-                        order[count] = w
-                        count += 1
-        if count < hi:
-            break                           # a copy cycle: stop here
-    return order[:count]
 
 
 @njit(cache=True)
@@ -383,218 +306,488 @@ def _union(uf, a, b):
 
 
 @njit(cache=True)
-def _hvn(n, n_addr, rep, indirect, copy_src, copy_dst, addr_dst, addr_src, load_dst, load_src, gep_dst, gep_src,
-         gep_off, max_passes):
-    """Order the nodes (:func:`_order`), renumber them in that order, label, map back.
+def _order(k, n_copy, adj_ptr, adj, adj_edge):
+    """An order of the k nodes in which every input comes first where it can.
 
-    Renumbering makes the passes stream through memory and turns "placed
-    before" into "smaller id". ``rep`` must be the identity (label_round
-    compacts to representatives).
+    ``adj_ptr``/``adj``: successors over the dependency graph (copy, load and
+    gep edges ``y -> x``); ``adj_edge``: the edge id of each entry (ids below
+    ``n_copy`` are copies). Strongly connected components (Tarjan, which
+    completes sinks first, so they are written from the end of the order)
+    in topological order; inside a component, copy edges in topological
+    order (Kahn; loads and geps close the cycle). Returns the order; shorter
+    than k when the copy graph has a cycle.
     """
-    dep_src = np.concatenate((load_src, gep_src))
-    dep_dst = np.concatenate((load_dst, gep_dst))
-    order = _order(n, rep, copy_src, copy_dst, dep_src, dep_dst)
-    if len(order) < n:
-        return np.full(n, -1, np.int64), np.arange(n), False, 0
-    pos = np.empty(n, np.int64)
-    for i in range(n):
-        pos[order[i]] = i
-    lab_p, rep_p, passes = _hvn_ordered(n, n_addr, indirect[order], pos[copy_src], pos[copy_dst], pos[addr_dst],
-                                        addr_src, pos[load_dst], pos[load_src], pos[gep_dst], pos[gep_src],
-                                        gep_off, max_passes)
-    label = np.empty(n, np.int64)
-    min_id = np.full(n, n, np.int64)
-    for i in range(n):
-        label[order[i]] = lab_p[i]
-        r = rep_p[i]
-        if order[i] < min_id[r]:
-            min_id[r] = order[i]
-    new_rep = np.empty(n, np.int64)
-    for i in range(n):
-        new_rep[order[i]] = min_id[rep_p[i]]
-    return label, new_rep, True, passes
+    index = np.full(k, -1, np.int32)
+    low = np.zeros(k, np.int32)
+    on_stack = np.zeros(k, np.bool_)
+    stack = np.empty(k, np.int32)
+    sp = 0
+    call_v = np.empty(k, np.int32)
+    call_i = np.empty(k, np.int32)
+    order = np.empty(k, np.int32)
+    fill = k                                  # order[fill:] is written
+    copy_in = np.zeros(k, np.int32)           # copy inputs from the same component, while it is placed
+    counter = 0
+    for s in range(k):
+        if index[s] >= 0:
+            continue
+        depth = 0
+        call_v[0] = s
+        call_i[0] = adj_ptr[s]
+        index[s] = counter
+        low[s] = counter
+        counter += 1
+        stack[sp] = s
+        sp += 1
+        on_stack[s] = True
+        while depth >= 0:
+            v = call_v[depth]
+            i = call_i[depth]
+            if i < adj_ptr[v + 1]:
+                call_i[depth] = i + 1
+                w = adj[i]
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    on_stack[w] = True
+                    depth += 1
+                    call_v[depth] = w
+                    call_i[depth] = adj_ptr[w]
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            depth -= 1
+            if depth >= 0:
+                u = call_v[depth]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] != index[v]:
+                continue
+            if stack[sp - 1] == v:            # a component of one node
+                sp -= 1
+                on_stack[v] = False
+                fill -= 1
+                order[fill] = v
+                continue
+            # a larger component: stack[top:sp]; its copy edges in topological order
+            top = sp - 1
+            while stack[top] != v:
+                top -= 1
+            size = sp - top
+            for j in range(top, sp):
+                on_stack[stack[j]] = False
+            for j in range(top, sp):
+                x = stack[j]
+                low[x] = -1 - v               # marks the members (index no longer needed)
+            for j in range(top, sp):
+                x = stack[j]
+                for e in range(adj_ptr[x], adj_ptr[x + 1]):
+                    if adj_edge[e] < n_copy and low[adj[e]] == -1 - v:
+                        copy_in[adj[e]] += 1
+            start = fill - size
+            head = start
+            count = start
+            for j in range(top, sp):
+                if copy_in[stack[j]] == 0:
+                    order[count] = stack[j]
+                    count += 1
+            while head < count:
+                x = order[head]
+                head += 1
+                for e in range(adj_ptr[x], adj_ptr[x + 1]):
+                    w = adj[e]
+                    if adj_edge[e] < n_copy and low[w] == -1 - v:
+                        copy_in[w] -= 1
+                        if copy_in[w] == 0:
+                            order[count] = w
+                            count += 1
+            if count < fill:
+                return order[:0]              # a copy cycle
+            fill = start
+            sp = top
+    return order
 
 
 @njit(cache=True)
-def _hvn_ordered(n, n_addr, indirect, copy_src, copy_dst, addr_dst, addr_src, load_dst, load_src, gep_dst, gep_src,
-                 gep_off, max_passes):
-    # Nodes 0..n-1 numbered in processing order; addr_src ids 0..n_addr-1.
-    # Fixed labels: 0, A(y) = 1 + y, I(x) = 1 + n_addr + x. Returns (label, class root, passes).
-    cin_ptr, cin = _csr(n, copy_dst, copy_src)
-    a_ptr, a_src = _csr(n, addr_dst, addr_src)
-    l_ptr, l_src = _csr(n, load_dst, load_src)
-    g_ptr, g_src = _csr(n, gep_dst, gep_src)
-    _, g_off = _csr(n, gep_dst, gep_off)
-    dep_src = np.concatenate((load_src, gep_src))
-    dep_dst = np.concatenate((load_dst, gep_dst))
-    n_load = len(load_dst)
-    dsucc_ptr, dsucc = _csr(n, dep_src, np.arange(len(dep_dst)))   # edge ids: loads, then geps
+def _compact(n, rep, cap, copy_src, copy_dst, addr_dst, load_dst, load_src, gep_dst, gep_src):
+    """Contract single-copy inputs, then number the touched representatives densely in id order.
 
-    # nodes with no input at all: label 0, or I(v) when a store may write them; the rest are "active"
-    label = np.full(n, -1, np.int64)
-    active = np.empty(n, np.int64)
-    n_active = 0
+    A representative x that no store can write (no member is
+    pointee-capable) and whose only input is a copy from y has pts(x) ==
+    pts(y): it is merged with y here, before any ordering (about 40 % of the
+    nodes on the paper inputs; it is the merge HVN would find, at the cost
+    of one union per copy).
+
+    Returns ``(crep, ind, cid, k, n_copy, e_src, e_dst)``: ``crep``
+    (int32[n]) the fixpoint table refining ``rep`` with those merges;
+    ``ind[r]`` (bool[n]) when a store may write crep-representative r;
+    ``cid`` (int32[n]): the compact id of each touched representative (in
+    first-touch order), -1 elsewhere; k touched nodes; the dependency edges
+    ``y -> x`` in compact ids (int32): the n_copy copies that are not
+    self-copies, then loads, then geps.
+    """
+    ind = np.zeros(n, np.bool_)           # "a store may write it": a member can be pointed to
     for v in range(n):
-        if cin_ptr[v + 1] == cin_ptr[v] and a_ptr[v + 1] == a_ptr[v] and l_ptr[v + 1] == l_ptr[v] \
-                and g_ptr[v + 1] == g_ptr[v]:
-            label[v] = 1 + n_addr + v if indirect[v] else 0
-        else:
-            active[n_active] = v
-            n_active += 1
-    uf = np.arange(n)
-    first_fixed = np.full(1 + n_addr + n, -1, np.int64)   # fixed labels (0, A(y), I(x)) -> a node with it
+        if cap[v]:
+            ind[rep[v]] = True
+    src1 = np.full(n, -1, np.int32)       # the one copy source of a representative; -2: other inputs
+    for i in range(len(copy_src)):
+        s = rep[copy_src[i]]
+        d = rep[copy_dst[i]]
+        if s != d:
+            if src1[d] == -1:
+                src1[d] = s
+            elif src1[d] != s:
+                src1[d] = -2
+    for col in (addr_dst, load_dst, gep_dst):
+        for x in col:
+            src1[rep[x]] = -2
+    crep = rep.copy()                     # a union-find forest over the representatives
+    for x in range(n):
+        if src1[x] >= 0 and not ind[x]:
+            _union(crep, x, src1[x])
     for v in range(n):
-        lab = label[v]
-        if lab >= 0:
-            if first_fixed[lab] < 0:
-                first_fixed[lab] = v
-            else:
-                _union(uf, first_fixed[lab], v)
-    prev = np.full(n, -1, np.int64)
-    pcap = _capacity(2 * (len(load_dst) + len(gep_dst)))
-    p_a = np.empty(pcap, np.int64)
-    p_b = np.empty(pcap, np.int64)
-    p_lab = np.full(pcap, -1, np.int64)
-    scap = _capacity(n_active)
-    smask = np.uint64(scap - 1)
-    s_hash = np.empty(scap, np.uint64)
-    s_comp = np.full(scap, -1, np.int64)
-    members_start = np.zeros(n_active + 2, np.int64)
-    compound_label = np.zeros(n_active + 1, np.int64)
-    members = np.zeros(64, np.int64)
-    first_fresh = np.full(n_active + pcap + 1, -1, np.int64)
-    next_label = 1 + n_addr + n
-    buf = np.empty(16, np.int64)
+        crep[v] = _find(crep, v)
+    rep = crep
+    ind[:] = False
+    for v in range(n):
+        if cap[v]:
+            ind[rep[v]] = True
+    # dependency edges y -> x in compact ids (numbered on first touch): copies, then loads, then geps
+    n_load = len(load_dst)
+    n_gep = len(gep_dst)
+    e_src = np.empty(len(copy_src) + n_load + n_gep, np.int32)
+    e_dst = np.empty(len(e_src), np.int32)
+    cid = np.full(n, -1, np.int32)
+    k = 0
+    j = 0
+    for r in range(3):
+        src_col = copy_src if r == 0 else (load_src if r == 1 else gep_src)
+        dst_col = copy_dst if r == 0 else (load_dst if r == 1 else gep_dst)
+        for i in range(len(src_col)):
+            y = rep[src_col[i]]
+            x = rep[dst_col[i]]
+            if r == 0 and y == x:
+                continue
+            if cid[y] < 0:
+                cid[y] = k
+                k += 1
+            if cid[x] < 0:
+                cid[x] = k
+                k += 1
+            e_src[j] = cid[y]
+            e_dst[j] = cid[x]
+            j += 1
+        if r == 0:
+            n_copy = j
+    for x in addr_dst:
+        if cid[rep[x]] < 0:
+            cid[rep[x]] = k
+            k += 1
+    return crep, ind, cid, k, n_copy, e_src[:j], e_dst[:j]
+
+
+@njit(cache=True)
+def _dep_order(k, n_copy, e_src, e_dst):
+    """:func:`_order` of the compact dependency edges (successor lists built here)."""
+    n_dep = len(e_src)
+    adj_ptr = _row_ptr(k, e_src)
+    adj_edge = _scatter_ids(adj_ptr, e_src)
+    adj = np.empty(n_dep, np.int32)
+    for i in range(n_dep):
+        adj[i] = e_dst[adj_edge[i]]
+    return _order(k, n_copy, adj_ptr, adj, adj_edge)
+
+
+@njit(cache=True)
+def _graph(n, k, rep, ind, cid, order, n_copy, e_src, e_dst, addr_dst, addr_src, gep_off):
+    """Renumber the compact nodes in processing order ("placed before" is "smaller id").
+
+    Rewrites ``e_src``/``e_dst`` in place to the new numbering and returns
+    ``(node_of, is_ind, back, c_ptr, c_in, a_ptr, a_in, l_ptr, l_in, g_ptr, g_in, g_off, s_ptr, s_edge)``:
+    the original id and store flag of each position, the inputs of each node
+    by kind (copy sources, address-of pointees, load and gep pointers, gep
+    offsets) and its successors as edge ids (copies first, then readers).
+    """
+    n_dep = len(e_src)
+    n_load = n_dep - n_copy - len(gep_off)
+    pos = np.empty(k, np.int32)
+    for i in range(k):
+        pos[order[i]] = i
+    node_of = np.empty(k, np.int32)          # original id of each processing position
+    for v in range(n):
+        if cid[v] >= 0:
+            node_of[pos[cid[v]]] = v
+    for i in range(n_dep):
+        e_src[i] = pos[e_src[i]]
+        e_dst[i] = pos[e_dst[i]]
+    a_dst = np.empty(len(addr_dst), np.int32)
+    for i in range(len(addr_dst)):
+        a_dst[i] = pos[cid[rep[addr_dst[i]]]]
+    # inputs by target (copies, addresses, loads, geps) and readers by pointer
+    c_ptr = _row_ptr(k, e_dst[:n_copy])
+    c_in = _scatter(c_ptr, e_dst[:n_copy], e_src[:n_copy])
+    a_ptr = _row_ptr(k, a_dst)
+    a_in = _scatter(a_ptr, a_dst, addr_src)
+    l_ptr = _row_ptr(k, e_dst[n_copy:n_copy + n_load])
+    l_in = _scatter(l_ptr, e_dst[n_copy:n_copy + n_load], e_src[n_copy:n_copy + n_load])
+    g_ptr = _row_ptr(k, e_dst[n_copy + n_load:])
+    g_in = _scatter(g_ptr, e_dst[n_copy + n_load:], e_src[n_copy + n_load:])
+    g_off = _scatter(g_ptr, e_dst[n_copy + n_load:], gep_off)
+    s_ptr = _row_ptr(k, e_src)                # successors: copies first, then readers
+    s_edge = _scatter_ids(s_ptr, e_src)
+    is_ind = np.empty(k, np.bool_)
+    for v in range(k):
+        is_ind[v] = ind[node_of[v]]
+    back = np.zeros(k, np.bool_)              # read through by a node placed at or before it
+    for e in range(n_copy, n_dep):
+        if e_dst[e] <= e_src[e]:
+            back[e_src[e]] = True
+    return node_of, is_ind, back, c_ptr, c_in, a_ptr, a_in, l_ptr, l_in, g_ptr, g_in, g_off, s_ptr, s_edge
+
+
+@njit(cache=True)
+def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_ptr, a_in, l_ptr, l_in, g_ptr, g_in,
+            g_off, s_ptr, s_edge, max_passes):
+    """The HVN passes over the renumbered graph (see the module docstring).
+
+    Returns ``(uf, empty_node, passes)``: the union-find forest of the
+    classes (int32[k], fully compressible with :func:`_find`), a node
+    labelled 0 (-1 when none) and the passes run.
+
+    Labels are int32: fixed ones 0, ``A(y) = 1 + y`` (y < n) and
+    ``I(x) = 1 + n + x`` (x < k); fresh ones from ``1 + n + k`` on. Keys of
+    reads (``L``: offset -1, ``G``: offset o) live in an open-addressing table
+    of (base, offset, label) rows; sets of two or more input labels in one of
+    (hash, set id) rows over a dense member store. Both start small (few
+    nodes have two inputs) and double when half full.
+    """
+    n_gep = len(gep_off)
+    label = np.full(k, -1, np.int32)
+    next_label = 1 + n + k
+    holder = np.full(next_label + k + 16, -1, np.int32)    # a node that got each label (grows)
+    uf = np.arange(k).astype(np.int32)
+    keys = np.full((_capacity((n_load + n_gep) // 4), 3), -1, np.int32)
+    n_keys = 0
+    n_multi = 0
+    for v in range(k):
+        deg = (c_ptr[v + 1] - c_ptr[v]) + (a_ptr[v + 1] - a_ptr[v]) + (l_ptr[v + 1] - l_ptr[v]) \
+            + (g_ptr[v + 1] - g_ptr[v])
+        if deg > 1 or (deg > 0 and is_ind[v]):
+            n_multi += 1
+    sets = np.full((_capacity(n_multi), 2), -1, np.int32)      # (low hash bits, set id); id -1: free
+    set_start = np.empty(n_multi + 16, np.int32)
+    set_label = np.empty(n_multi + 16, np.int32)
+    n_sets = 0
+    members = np.empty(4 * n_multi + 16, np.int32)
+    n_members = 0
+    dirty = np.zeros(k, np.bool_)
+    dirty_next = np.zeros(k, np.bool_)
+    buf = np.empty(16, np.int32)
     passes = 0
     for p in range(max_passes):
         passes += 1
-        # fresh labels of this pass: numbers never reused, so a label denotes one set in every pass
-        pass_start = next_label
-        p_lab[:] = -1
-        s_comp[:] = -1
-        n_members = 0
-        n_compound = 0
-        for j in range(n_active):
-            v = active[j]
-            k = (cin_ptr[v + 1] - cin_ptr[v]) + (a_ptr[v + 1] - a_ptr[v]) + (l_ptr[v + 1] - l_ptr[v]) \
-                + (g_ptr[v + 1] - g_ptr[v]) + 1
-            if k > len(buf):
-                buf = np.empty(2 * k, np.int64)
+        merged = 0
+        any_next = False
+        for v in range(k):
+            if p > 0:
+                if not dirty[v]:
+                    continue
+                dirty[v] = False
+            deg = (c_ptr[v + 1] - c_ptr[v]) + (a_ptr[v + 1] - a_ptr[v]) + (l_ptr[v + 1] - l_ptr[v]) \
+                + (g_ptr[v + 1] - g_ptr[v])
+            if deg + 1 > len(buf):
+                buf = np.empty(2 * deg + 2, np.int32)
             m = 0
-            for i in range(cin_ptr[v], cin_ptr[v + 1]):
-                lab = label[cin[i]]
+            for i in range(c_ptr[v], c_ptr[v + 1]):
+                lab = label[c_in[i]]
                 if lab > 0:
                     buf[m] = lab
                     m += 1
             for i in range(a_ptr[v], a_ptr[v + 1]):
-                buf[m] = 1 + a_src[i]
+                buf[m] = 1 + a_in[i]
                 m += 1
-            for i in range(l_ptr[v], l_ptr[v + 1]):
-                y = l_src[i]
-                # y placed before v: its label of this pass; else its last pass's (or its id in pass 1)
-                base = label[y] if y < v else (prev[y] if p > 0 else -(y + 1))
-                if base == 0:
-                    continue                   # load through an always-empty pointer reads nothing
-                lab, next_label = _key_label(p_a, p_b, p_lab, base, -1, next_label)
-                buf[m] = lab
-                m += 1
-            for i in range(g_ptr[v], g_ptr[v + 1]):
-                y = g_src[i]
-                base = label[y] if y < v else (prev[y] if p > 0 else -(y + 1))
-                if base == 0:
-                    continue
-                lab, next_label = _key_label(p_a, p_b, p_lab, base, g_off[i], next_label)
-                buf[m] = lab
-                m += 1
-            if indirect[v]:
-                buf[m] = 1 + n_addr + v
+            for r in range(2):
+                lo = l_ptr[v] if r == 0 else g_ptr[v]
+                hi = l_ptr[v + 1] if r == 0 else g_ptr[v + 1]
+                for i in range(lo, hi):
+                    y = l_in[i] if r == 0 else g_in[i]
+                    b = -1 if r == 0 else g_off[i]
+                    if y < v:
+                        base = label[y]           # labelled in this pass
+                    elif p == 0:
+                        base = -(y + 1)           # placed at or after v: its id in pass 1 ...
+                        dirty_next[v] = True      # ... and its label from pass 2 on
+                        any_next = True
+                    else:
+                        base = label[y]           # not relabelled yet in this pass: its last label
+                    if base == 0:
+                        continue                  # a read through an always-empty pointer reads nothing
+                    if 2 * (n_keys + 1) > len(keys):
+                        keys = _key_grow(keys)
+                    slot = _key_slot(keys, base, b)
+                    if keys[slot, 2] < 0:
+                        keys[slot, 0] = base
+                        keys[slot, 1] = b
+                        keys[slot, 2] = next_label
+                        next_label += 1
+                        n_keys += 1
+                    buf[m] = keys[slot, 2]
+                    m += 1
+            if is_ind[v]:
+                buf[m] = 1 + n + v
                 m += 1
             if m == 0:
-                label[v] = 0
+                lab = 0
+            elif m == 1:
+                lab = buf[0]
             else:
-                u = _insertion_sort_unique(buf, m)
+                u = _sort_unique(buf, m)
                 if u == 1:
-                    label[v] = buf[0]
+                    lab = buf[0]
                 else:
+                    if 2 * (n_sets + 1) > len(sets):
+                        sets = _set_grow(sets, set_start, members, set_label)
+                    if n_sets == len(set_start):
+                        set_start = _grow(set_start)
+                        set_label = _grow(set_label)
                     h = np.uint64(u)
                     for i in range(u):
                         h = _mix(h, buf[i])
                     h = _fmix(h)
-                    slot = h & smask
-                    found = -1
-                    while True:
-                        c = s_comp[slot]
-                        if c < 0:
-                            break
-                        if s_hash[slot] == h:
-                            st = members_start[c]
-                            if members_start[c + 1] - st == u:
-                                same = True
+                    h32 = np.int32(h & np.uint64(0x7FFFFFFF))
+                    smask = np.uint64(len(sets) - 1)
+                    slot = (h >> np.uint64(32)) & smask
+                    lab = -1
+                    while sets[slot, 1] >= 0:
+                        c = sets[slot, 1]
+                        if sets[slot, 0] == h32:
+                            st = set_start[c]
+                            same = members[st] == u
+                            if same:
                                 for i in range(u):
-                                    if members[st + i] != buf[i]:
+                                    if members[st + 1 + i] != buf[i]:
                                         same = False
                                         break
-                                if same:
-                                    found = compound_label[c]
-                                    break
+                            if same:
+                                lab = set_label[c]
+                                break
                         slot = (slot + np.uint64(1)) & smask
-                    if found < 0:
-                        found = next_label
+                    if lab < 0:
+                        lab = next_label
                         next_label += 1
-                        c = n_compound
-                        n_compound += 1
-                        while n_members + u > len(members):
-                            grown = np.zeros(2 * len(members), np.int64)
-                            grown[:n_members] = members[:n_members]
-                            members = grown
-                        members_start[c] = n_members
-                        for i in range(u):
-                            members[n_members + i] = buf[i]
-                        n_members += u
-                        members_start[c + 1] = n_members
-                        compound_label[c] = found
-                        s_hash[slot] = h
-                        s_comp[slot] = c
-                    label[v] = found
-            # loads/geps through v read earlier (w placed before v) were keyed by v's old key:
-            # give v's label the same key, so later reads through v (or its equals) agree
-            old_key = prev[v] if p > 0 else -(v + 1)
-            if label[v] > 0 and old_key != 0 and old_key != label[v]:
-                for i in range(dsucc_ptr[v], dsucc_ptr[v + 1]):
-                    e = dsucc[i]
-                    if dep_dst[e] < v:
-                        b = -1 if e < n_load else gep_off[e - n_load]
-                        lab, next_label = _key_label(p_a, p_b, p_lab, old_key, b, next_label)
-                        _key_alias(p_a, p_b, p_lab, label[v], b, lab)
-        # equal labels, in this pass or across passes, are equal sets: merge their nodes
-        merged = 0
-        for j in range(len(first_fresh)):
-            if j >= next_label - pass_start:
-                break
-            first_fresh[j] = -1
-        for j in range(n_active):
-            v = active[j]
-            lab = label[v]
-            if lab < pass_start:
-                if first_fixed[lab] < 0:
-                    first_fixed[lab] = v
-                elif _union(uf, first_fixed[lab], v):
-                    merged += 1
-            else:
-                if first_fresh[lab - pass_start] < 0:
-                    first_fresh[lab - pass_start] = v
-                elif _union(uf, first_fresh[lab - pass_start], v):
-                    merged += 1
-        for j in range(n_active):
-            prev[active[j]] = label[active[j]]
-        if p > 0 and merged == 0:
+                        while n_members + u + 1 > len(members):
+                            members = _grow(members)
+                        members[n_members] = u             # length, then the sorted labels
+                        members[n_members + 1:n_members + 1 + u] = buf[:u]
+                        sets[slot, 0] = h32
+                        sets[slot, 1] = n_sets
+                        set_start[n_sets] = n_members
+                        set_label[n_sets] = lab
+                        n_members += u + 1
+                        n_sets += 1
+            old = label[v] if p > 0 else -(v + 1)     # the key reads through v used so far
+            if p > 0 and lab == old:
+                continue
+            label[v] = lab
+            while lab >= len(holder):
+                holder = _grow(holder)
+            if holder[lab] < 0:
+                holder[lab] = v
+            elif _union(uf, holder[lab], v):
+                merged += 1
+            if p == 0 and not back[v]:
+                continue                          # pass 1 marks nothing dirty: only aliases matter
+            for i in range(s_ptr[v], s_ptr[v + 1]):
+                e = s_edge[i]
+                w = e_dst[e]
+                if e < n_copy or w > v:
+                    if p > 0:
+                        dirty[w] = True           # reads v's new label later in this pass
+                    continue
+                # w reads through v and was placed at or before it: keyed by v's old key so far;
+                # v's label inherits that key, so later reads through v (or its equals) agree
+                dirty_next[w] = True
+                any_next = True
+                if w < v and lab > 0 and old != 0:
+                    b = -1 if e < n_copy + n_load else gep_off[e - n_copy - n_load]
+                    if 2 * (n_keys + 2) > len(keys):
+                        keys = _key_grow(keys)
+                    slot = _key_slot(keys, old, b)
+                    if keys[slot, 2] < 0:
+                        keys[slot, 0] = old
+                        keys[slot, 1] = b
+                        keys[slot, 2] = next_label
+                        next_label += 1
+                        n_keys += 1
+                    target = keys[slot, 2]
+                    slot = _key_slot(keys, lab, b)
+                    if keys[slot, 2] < 0:
+                        keys[slot, 0] = lab
+                        keys[slot, 1] = b
+                        keys[slot, 2] = target
+                        n_keys += 1
+        # nodes with no input at all keep their fixed label (0 or I(v)) from pass 1
+        if not any_next or (p > 0 and merged == 0):
             break
-    root = np.empty(n, np.int64)
+        dirty, dirty_next = dirty_next, dirty
+    return uf, holder[0], passes
+
+
+@njit(cache=True)
+def _set_grow(sets, set_start, members, set_label):
+    """The set slot table rehashed into twice the slots (hashes recomputed from the members)."""
+    out = np.full((2 * len(sets), 2), -1, np.int32)
+    mask = np.uint64(len(out) - 1)
+    for i in range(len(sets)):
+        c = sets[i, 1]
+        if c < 0:
+            continue
+        st = set_start[c]
+        u = members[st]
+        h = np.uint64(u)
+        for j in range(u):
+            h = _mix(h, members[st + 1 + j])
+        h = _fmix(h)
+        slot = (h >> np.uint64(32)) & mask
+        while out[slot, 1] >= 0:
+            slot = (slot + np.uint64(1)) & mask
+        out[slot, 0] = sets[i, 0]
+        out[slot, 1] = c
+    return out
+
+
+@njit(cache=True)
+def _table(n, k, rep, cid, ind, node_of, uf, empty_node):
+    """The fixpoint table: each class led by its smallest ``rep`` id; one class for every empty node.
+
+    Returns ``(table int32[n], empty leader or -1)``.
+    """
+    min_id = np.full(k, n, np.int32)
+    for v in range(k):
+        r = _find(uf, v)
+        if node_of[v] < min_id[r]:
+            min_id[r] = node_of[v]
+    empty_root = _find(uf, empty_node) if empty_node >= 0 else -1
+    empty = min_id[empty_root] if empty_root >= 0 else n
     for v in range(n):
-        root[v] = _find(uf, v)
-    if first_fixed[0] >= 0:
-        empty_root = root[first_fixed[0]]
-        for v in range(n):
-            if root[v] == empty_root:
-                label[v] = 0
-    return label, root, passes
+        if rep[v] == v and cid[v] < 0 and not ind[v]:
+            empty = min(empty, v)          # nothing flows in and nothing can store into it
+            break
+    if empty == n:
+        empty = -1
+    new_rep = np.arange(n).astype(np.int32)
+    for v in range(k):
+        r = _find(uf, v)
+        new_rep[node_of[v]] = empty if r == empty_root else min_id[r]
+    for v in range(n):
+        if rep[v] == v and cid[v] < 0 and not ind[v]:
+            new_rep[v] = empty
+    table = np.empty(n, np.int32)
+    for v in range(n):
+        table[v] = new_rep[rep[v]]
+    return table, empty
+

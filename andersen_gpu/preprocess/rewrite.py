@@ -4,11 +4,15 @@ Shared by the offline passes: after a pass decides which nodes share a
 points-to set, :func:`apply_rep` maps every pointer-side id through the new
 table, drops duplicate constraints and trivial self-copies, and returns a
 constraint set with the same node ids whose ``offline_rep`` is the new table.
+Each kind is one compiled pass over its int32 columns: map, filter, and
+deduplicate with a hash set of packed ``(dst, src[, offset])`` keys (first
+occurrence kept, input order preserved: no sort).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from constraints.model import ConstraintSet
 
@@ -32,34 +36,79 @@ def compose(rep: np.ndarray, new_rep: np.ndarray) -> np.ndarray:
         out = nxt
 
 
-def _unique_rows(*cols: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct row, in input order.
+@njit(cache=True)
+def _fmix(h):
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return h
 
-    Rows of non-negative ids are packed into one int64 key when that cannot
-    overflow (one stable sort instead of a lexsort).
+
+@njit(cache=True)
+def _slots(m):
+    cap = 16
+    while cap < 2 * m:
+        cap *= 2
+    return cap
+
+
+@njit(cache=True)
+def _rewrite(n, rep, empty, dst, src, off, map_src, drop_self, empty_dst, empty_src):
+    """One kind's columns mapped through ``rep``, filtered and deduplicated.
+
+    ``dst``/``src`` (and ``off``, length 0 for kinds without an offset) are
+    the input columns; ``src`` is mapped only when ``map_src``. Drops rows
+    with ``dst == src`` (``drop_self``), an empty ``dst`` (``empty_dst``) or
+    an empty ``src`` (``empty_src``), then repeats of a kept row. Returns
+    int32 columns ``(dst, src, off)`` in input order.
     """
-    m = len(cols[0])
-    if m == 0:
-        return np.zeros(0, np.int64)
-    cols = tuple(np.asarray(c, np.int64) for c in cols)
-    spans = [int(c.max()) + 1 for c in cols]
-    if min(int(c.min()) for c in cols) >= 0 and float(np.prod(np.array(spans, float))) < 2.0 ** 62:
-        key = cols[0].copy()
-        for c, span in zip(cols[1:], spans[1:]):
-            key *= span
-            key += c
-        order = np.argsort(key, kind="stable")
-        sk = key[order]
-        first = np.r_[True, sk[1:] != sk[:-1]]
-    else:
-        order = np.lexsort(tuple(reversed(cols)))  # stable: equal rows stay in input order
-        first = np.ones(m, bool)
-        same = np.ones(m - 1, bool)
-        for c in cols:
-            sc = c[order]
-            same &= sc[1:] == sc[:-1]
-        first[1:] = ~same
-    return np.sort(order[first])
+    m = len(dst)
+    has_off = len(off) > 0
+    od = np.empty(m, np.int32)
+    os_ = np.empty(m, np.int32)
+    oo = np.empty(m if has_off else 0, np.int32)
+    j = 0
+    for i in range(m):
+        d = rep[dst[i]]
+        s = rep[src[i]] if map_src else src[i]
+        if (drop_self and d == s) or (empty_dst and empty[d]) or (empty_src and empty[s]):
+            continue
+        od[j] = d
+        os_[j] = s
+        if has_off:
+            oo[j] = off[i]
+        j += 1
+    # the hash set is sized by the rows left, not the rows read: merges drop many
+    cap = _slots(j)
+    mask = np.uint64(cap - 1)
+    tab = np.full(cap, -1, np.int64)          # packed dst * n + src of a kept row
+    tab_off = np.empty(cap if has_off else 0, np.int32)
+    u = 0
+    for i in range(j):
+        key = np.int64(od[i]) * n + os_[i]
+        o = oo[i] if has_off else np.int32(0)
+        slot = _fmix(np.uint64(key) ^ (np.uint64(o) << np.uint64(40))) & mask
+        while True:
+            t = tab[slot]
+            if t < 0:
+                tab[slot] = key
+                if has_off:
+                    tab_off[slot] = o
+                od[u] = od[i]
+                os_[u] = os_[i]
+                if has_off:
+                    oo[u] = o
+                u += 1
+                break
+            if t == key and (not has_off or tab_off[slot] == o):
+                break
+            slot = (slot + np.uint64(1)) & mask
+    return od[:u], os_[:u], oo[:u] if has_off else oo
+
+
+_NO_OFFSET = np.zeros(0, np.int32)
 
 
 def apply_rep(cs: ConstraintSet, rep: np.ndarray, drop_empty: np.ndarray | None = None) -> ConstraintSet:
@@ -83,42 +132,20 @@ def apply_rep(cs: ConstraintSet, rep: np.ndarray, drop_empty: np.ndarray | None 
         kind's constraints deduplicated (first occurrence kept), self-copies
         removed; the HCD table mapped through ``rep`` and deduplicated.
     """
-    r = np.asarray(rep, np.int64)
-    empty = drop_empty if drop_empty is not None else np.zeros(cs.n_nodes, bool)
+    n = cs.n_nodes
+    r = np.ascontiguousarray(rep, np.int32)
+    empty = np.zeros(n, np.bool_) if drop_empty is None else np.ascontiguousarray(drop_empty, np.bool_)
 
-    ad, as_ = r[cs.addr_dst], cs.addr_src.astype(np.int64)
-    keep = _unique_rows(ad, as_)
-    ad, as_ = ad[keep], as_[keep]
+    def kind(dst, src, map_src=True, drop_self=False, empty_dst=False, empty_src=False, off=_NO_OFFSET):
+        return _rewrite(n, r, empty, dst, src, off, map_src, drop_self, empty_dst, empty_src)
 
-    cd, csrc = r[cs.copy_dst], r[cs.copy_src]
-    ok = (cd != csrc) & ~empty[csrc]
-    cd, csrc = cd[ok], csrc[ok]
-    keep = _unique_rows(cd, csrc)
-    cd, csrc = cd[keep], csrc[keep]
-
-    ld, ls = r[cs.load_dst], r[cs.load_src]
-    ok = ~empty[ls]
-    ld, ls = ld[ok], ls[ok]
-    keep = _unique_rows(ld, ls)
-    ld, ls = ld[keep], ls[keep]
-
-    sd, ss = r[cs.store_dst], r[cs.store_src]
-    ok = ~empty[sd] & ~empty[ss]
-    sd, ss = sd[ok], ss[ok]
-    keep = _unique_rows(sd, ss)
-    sd, ss = sd[keep], ss[keep]
-
-    gd, gs, go = r[cs.gep_dst], r[cs.gep_src], cs.gep_offset.astype(np.int64)
-    ok = ~empty[gs]
-    gd, gs, go = gd[ok], gs[ok], go[ok]
-    keep = _unique_rows(gd, gs, go)
-    gd, gs, go = gd[keep], gs[keep], go[keep]
-
-    hp, ht = r[cs.hcd_ptr], r[cs.hcd_target]
-    keep = _unique_rows(hp, ht)
-    hp, ht = hp[keep], ht[keep]
-
-    identity = np.array_equal(r, np.arange(cs.n_nodes))
+    ad, as_, _ = kind(cs.addr_dst, cs.addr_src, map_src=False)
+    cd, csrc, _ = kind(cs.copy_dst, cs.copy_src, drop_self=True, empty_src=True)
+    ld, ls, _ = kind(cs.load_dst, cs.load_src, empty_src=True)
+    sd, ss, _ = kind(cs.store_dst, cs.store_src, empty_dst=True, empty_src=True)
+    gd, gs, go = kind(cs.gep_dst, cs.gep_src, empty_src=True, off=cs.gep_offset)
+    hp, ht, _ = kind(cs.hcd_ptr, cs.hcd_target)
+    identity = bool(np.array_equal(r, np.arange(n, dtype=np.int32)))
     return cs.replace(addr_dst=ad, addr_src=as_, copy_dst=cd, copy_src=csrc, load_dst=ld, load_src=ls,
                       store_dst=sd, store_src=ss, gep_dst=gd, gep_src=gs, gep_offset=go,
                       hcd_ptr=hp, hcd_target=ht, offline_rep=None if identity else r)
