@@ -168,3 +168,74 @@ def test_every_node_named_and_sizes_consistent(ir_file):
     for z in objs:
         k = cs.obj_size[z]
         assert all(cs.kind[z + j] == NodeKind.FIELD and cs.obj_size[z + j] == k - j for j in range(1, k))
+
+
+HEAP_IR = """
+%struct.Big = type { ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr }
+@table = global %struct.Big zeroinitializer
+declare ptr @malloc(i64)
+define i32 @main() {
+  %small = call ptr @malloc(i64 16)
+  %big = call ptr @malloc(i64 64)
+  %any = call ptr @malloc(i64 %n)
+  ret i32 0
+}
+"""
+
+
+def test_heap_object_has_the_slots_its_bytes_can_hold(tmp_path):
+    """16 bytes hold at most two of the program's slots (two pointers), not 16:
+    a constant-size block gets the most slots any type places in that many bytes."""
+    path = tmp_path / "heap.ll"
+    path.write_text(HEAP_IR.replace("i64 %n", "i64 1000"))
+    cs = extract([path])
+    assert cs.obj_size[cs.node_id("*main:%small")] == 2
+    assert cs.obj_size[cs.node_id("*main:%big")] == 8
+    assert cs.obj_size[cs.node_id("*main:%any")] == 8     # never more than the largest struct
+
+
+OPTIONS = Path(__file__).resolve().parent / "llvm" / "options"
+
+
+@needs_clang
+@pytest.mark.parametrize("clone", [False, True])
+def test_clone_alloc_wrappers_option(tmp_path, clone):
+    """With ``clone_alloc_wrappers`` each direct call of an allocation wrapper gets its
+    own object (tests/llvm/options/alloc_wrapper_clone.c holds the assertions); by
+    default its NOALIAS assertions between wrapper calls fail (one object per wrapper)
+    and every MAYALIAS still holds."""
+    from andersen_gpu.commands.check_aliases import PASS_WHEN_ALIAS
+    from constraints.llvm.extractor import ModuleExtractor
+    from constraints.llvm.inputs import module_text
+
+    text, names = module_text([OPTIONS / "alloc_wrapper_clone.c"], ["-I", str(OPTIONS.parent)])
+    cs, stats = ModuleExtractor(text, names, clone_alloc_wrappers=clone).run()
+    sol = solve(cs)
+    failed = [(c.kind, c.location) for c in stats.alias_checks
+              if sol.may_alias(c.a, c.b) != PASS_WHEN_ALIAS[c.kind]]
+    assert len(stats.alias_checks) == 13
+    if clone:
+        assert failed == [] and stats.wrapper_calls == 6
+    else:
+        assert failed and {k for k, _ in failed} == {"NOALIAS"} and stats.wrapper_calls == 0
+
+
+def test_literal_struct_geps_bound_heap_objects(tmp_path):
+    """A heap block indexed through a literal struct type ({ptr, ptr, ptr}) keeps
+    that type's slots even when no named type is that large."""
+    path = tmp_path / "lit.ll"
+    path.write_text("""
+declare ptr @malloc(i64)
+define ptr @main() {
+  %h = call ptr @malloc(i64 24)
+  %f = getelementptr inbounds { ptr, ptr, ptr }, ptr %h, i32 0, i32 2
+  store ptr %h, ptr %f
+  %v = load ptr, ptr %f
+  ret ptr %v
+}
+""")
+    cs = extract([path])
+    sol = solve(cs)
+    sol.names = cs.names
+    assert cs.obj_size[cs.node_id("*main:%h")] == 3
+    assert sol.points_to_names("main:%v") == ["*main:%h"]

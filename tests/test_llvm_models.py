@@ -117,3 +117,40 @@ def test_unreadable_bitcode_names_the_readers_and_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "future.bc" in err and "newer LLVM than" in err
     assert "Traceback" not in err and not out.exists()
+
+
+TEXT_IR = """
+%struct.passwd = type { ptr, ptr, i32, i32, ptr, ptr, ptr }
+%struct.big = type { ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr }
+@table = global %struct.big zeroinitializer
+declare ptr @getenv(ptr)
+declare ptr @getpwnam(ptr)
+@name = global [5 x i8] c"HOME\\00"
+define i32 @main() {
+  %e = call ptr @getenv(ptr @name)
+  %w = load ptr, ptr %e
+  %p = call ptr @getpwnam(ptr @name)
+  %d = load ptr, ptr %p
+  %dir = getelementptr %struct.passwd, ptr %p, i32 0, i32 5
+  ret i32 0
+}
+"""
+
+
+def test_library_strings_hold_no_pointer(tmp_path):
+    """getenv's string is one slot that points nowhere (no self-links to spread
+    through memcpy and string loops); getpwnam's record keeps its self-links and
+    has the slots of the program's struct passwd."""
+    from andersen_gpu.backends.reference import solve
+
+    path = tmp_path / "text.ll"
+    path.write_text(TEXT_IR)
+    cs, _ = extract_with_stats([path])
+    sol = solve(cs)
+    sol.names = cs.names
+    assert cs.obj_size[cs.node_id("*getenv()")] == 1
+    assert sol.points_to_names("main:%e") == ["*getenv()"]
+    assert sol.points_to_names("main:%w") == []
+    assert "*getpwnam()" in sol.points_to_names("main:%d")
+    # a record has the slots of its C type (struct passwd: 7), not the largest struct's (16)
+    assert cs.obj_size[cs.node_id("*getpwnam()")] == 7

@@ -17,8 +17,11 @@ effect                    meaning
                           (obstack chunks, zlib's internal state)
 ``("smear_fields", a)``   every pointer in ``*arg[a]`` may be advanced anywhere inside
                           what it points to (z_stream's next_in/next_out after deflate)
-``("static",)``           the result points to one object per callee (getenv, ...), whose
-                          slots may point anywhere inside it (library memory)
+``("static",)``           the result points to one object per callee (getpwnam, localtime,
+                          ...), whose slots may point anywhere inside it (library memory)
+``("static_text",)``      the result points to one object per callee that holds no
+                          pointer: a library-owned string or plain record (getenv,
+                          strerror, readdir); one slot, like a ``char`` array
 ``("keep", a[, key])``    that per-callee object (or the one named ``key``) receives
                           ``arg[a]`` (signal's handler, pthread_setspecific's value)
 ``("ret_kept"[, key])``   the result may be what that object holds
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 ALLOC = (("alloc",),)
 STATIC = (("static",),)
+STATIC_TEXT = (("static_text",),)
 NONE = ()
 RET0 = (("ret_arg", 0),)
 RET_INTO0 = (("ret_into", 0),)
@@ -69,23 +73,38 @@ _add("scandir", (("alloc_out", 1),))
 _add("realpath", (("alloc",), ("ret_arg", 1)))
 _add("getcwd", (("alloc",), ("ret_arg", 0)))
 
-# objects owned by the library
-_add("getenv secure_getenv strerror localtime gmtime ctime asctime localtime_r gmtime_r getpwnam getpwuid "
-     "getgrnam getgrgid getpwent getgrent setlocale nl_langinfo tmpnam ttyname readdir readdir64 "
-     "__errno_location __h_errno_location __ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc inet_ntoa "
-     "gethostbyname gethostbyaddr getservbyname getprotobyname dlerror dlsym localeconv getlogin "
-     "strsignal ctermid getpass cuserid __environ_location gai_strerror hstrerror getmntent "
-     "textdomain bindtextdomain gettext dgettext dcgettext ngettext dngettext dcngettext "
-     "__libc_current_sigrtmin __libc_current_sigrtmax strerror_l", STATIC)
+# objects owned by the library: records whose pointers point into library memory
+# (struct tm's tm_zone, struct passwd's strings, the ctype tables' pointer) ...
+_add("localtime gmtime localtime_r gmtime_r getpwnam getpwuid getgrnam getgrgid getpwent getgrent "
+     "__ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc gethostbyname gethostbyaddr getservbyname "
+     "getprotobyname dlsym localeconv __environ_location getmntent", STATIC)
+# ... and strings or records that hold no pointer: the library never writes a
+# pointer into them, so they need neither the self-links nor more than one slot
+_add("getenv secure_getenv strerror ctime asctime setlocale nl_langinfo tmpnam ttyname readdir readdir64 "
+     "__errno_location __h_errno_location inet_ntoa dlerror getlogin strsignal ctermid getpass cuserid "
+     "gai_strerror hstrerror textdomain bindtextdomain gettext dgettext dcgettext ngettext dngettext "
+     "dcngettext __libc_current_sigrtmin __libc_current_sigrtmax strerror_l", STATIC_TEXT)
+# the C record each of those returns: its object gets the slots of the program's
+# type of that name (one slot when the program never names the type, so never
+# reaches a field by it), not the largest struct's
+STATIC_RECORDS = {
+    "localtime": "tm", "gmtime": "tm", "getpwnam": "passwd", "getpwuid": "passwd", "getpwent": "passwd",
+    "getgrnam": "group", "getgrgid": "group", "getgrent": "group", "gethostbyname": "hostent",
+    "gethostbyaddr": "hostent", "getservbyname": "servent", "getservent": "servent", "getservbyport": "servent",
+    "getprotobyname": "protoent", "getprotobynumber": "protoent", "getprotoent": "protoent",
+    "localeconv": "lconv", "getmntent": "mntent",
+    "__ctype_b_loc": None, "__ctype_tolower_loc": None, "__ctype_toupper_loc": None,  # one pointer
+    "__environ_location": None,
+}
 MODELS["localtime_r"] = (("ret_arg", 1),)
 MODELS["gmtime_r"] = (("ret_arg", 1),)
 MODELS["ctime_r"] = (("ret_arg", 1),)
 MODELS["asctime_r"] = (("ret_arg", 1),)
-MODELS["gettext"] = (("static",), ("ret_arg", 0))
-MODELS["dgettext"] = (("static",), ("ret_arg", 1))
-MODELS["dcgettext"] = (("static",), ("ret_arg", 1))
-MODELS["ngettext"] = (("static",), ("ret_arg", 0), ("ret_arg", 1))
-MODELS["strerror_r"] = (("static",), ("ret_arg", 1))
+MODELS["gettext"] = (("static_text",), ("ret_arg", 0))
+MODELS["dgettext"] = (("static_text",), ("ret_arg", 1))
+MODELS["dcgettext"] = (("static_text",), ("ret_arg", 1))
+MODELS["ngettext"] = (("static_text",), ("ret_arg", 0), ("ret_arg", 1))
+MODELS["strerror_r"] = (("static_text",), ("ret_arg", 1))
 MODELS["__xpg_strerror_r"] = NONE
 
 # copying and returning an argument
@@ -237,12 +256,13 @@ MODELS["iconv"] = (("store_into", 1, "*1"), ("store_into", 3, "*3"))
 MODELS["iconv_open"] = STATIC
 # network: getaddrinfo builds a linked list (ai_next, ai_addr, ai_canonname)
 MODELS["getaddrinfo"] = (("alloc_out", 3, "linked"),)
-_add("getservent getservbyport getprotobynumber getprotoent gnu_get_libc_version zlibVersion ptsname", STATIC)
+_add("getservent getservbyport getprotobynumber getprotoent", STATIC)
+_add("gnu_get_libc_version zlibVersion ptsname", STATIC_TEXT)
 MODELS["inet_ntop"] = (("ret_arg", 2),)
 # termcap: tgetstr copies into *area, returns where and advances *area; tputs
 # calls its output function with characters
 MODELS["tgetstr"] = (("static",), ("ret_into", "*1"), ("store_into", 1, "*1"))
-MODELS["tgoto"] = STATIC
+MODELS["tgoto"] = STATIC_TEXT
 MODELS["tputs"] = (("call", 2, ("int",)),)
 # thread-specific data: one object shared by set and get
 MODELS["pthread_setspecific"] = (("keep", 1, "pthread_specific"),)
