@@ -2,8 +2,8 @@
 
 Usage::
 
-    python3 bench/extract_speed.py [INPUT.bc ...] [--functions N] [--repeat R] [--reader auto|tools|llvmlite]
-                                   [--out bench/results/extract-speed]
+    python3 bench/extract_speed.py [INPUT.bc ...] [--functions N] [--repeat R]
+                                   [--reader auto|fast|tools|llvmlite[,...]] [--out bench/results/extract-speed]
 
 Without inputs it generates a deterministic C program (``--functions`` of
 them: struct field traffic, pointer arithmetic, loops, direct and indirect
@@ -12,13 +12,16 @@ extractor compiles C (``-O0 -g`` then ``mem2reg``) and measures that. With
 inputs (real whole-program bitcode, e.g. ``.corpus/*/*.bc``) it measures each.
 
 Stages, each timed in CPU seconds (user + system) of this process AND of the
-subprocesses it waits for (``llvm-dis-19``/``llvm-link-19``), so that the sum is
+subprocesses it waits for (``read_bitcode``/``llvm-dis-19``/``llvm-link-19``), so that the sum is
 what one core spends; the machine is shared, so CPU time, not wall time, is
 the figure (wall is reported too). Each program is measured ``--repeat`` times
-and the run with the least total CPU is kept (noise from other jobs only adds).
+per reader (readers interleaved, so that they see the same load) and the run
+with the least total CPU is kept (noise from other jobs only adds).
 
-* ``read``: input file to IR text (``llvm-dis-19`` in a subprocess, or llvmlite
-  parse + verify + print in process, see ``constraints/llvm/inputs.py``);
+* ``read``: input file to IR text (``read_bitcode``, our LLVM 19 helper, or
+  ``llvm-dis-19`` in a subprocess, or llvmlite parse + verify + print in process,
+  see ``constraints/llvm/inputs.py``; building ``read_bitcode`` on first use is
+  done before the clock starts);
 * ``split``: the text into lines;
 * ``declare``: pass 1 (types, globals, function headers);
 * ``instructions``: pass 2 (initializers, every instruction);
@@ -43,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from constraints.llvm.inputs import compile_source, module_text  # noqa: E402
+from constraints.llvm.inputs import LLVM_DIS, READERS, compile_source, fast_reader, module_text  # noqa: E402
 
 HEADER = r"""
 #include <stdlib.h>
@@ -111,6 +114,12 @@ def _cpu() -> float:
 def measure_once(paths: list[Path], reader: str) -> dict:
     from constraints.llvm.extractor import ModuleExtractor
 
+    used = reader
+    if reader in ("auto", "fast") and len(paths) == 1 and paths[0].suffix == ".bc":
+        exe, why = fast_reader()  # built (once) outside the clock
+        if reader == "auto" and os.environ.get("ANDERSEN_FAST_READER", "1") == "0":
+            exe, why = None, "ANDERSEN_FAST_READER=0"
+        used = f"{reader} (read_bitcode)" if exe is not None else f"{reader} ({Path(LLVM_DIS).name}: {why})"
     cpu, wall = {}, {}
     c, w = _cpu(), time.perf_counter()
 
@@ -134,7 +143,7 @@ def measure_once(paths: list[Path], reader: str) -> dict:
     total = sum(cpu.values())
     row = {
         "program": ", ".join(p.name for p in paths),
-        "reader": reader,
+        "reader": used,
         "instructions": n,
         "nodes": cs.n_nodes,
         "constraints": cs.n_constraints,
@@ -149,9 +158,13 @@ def measure_once(paths: list[Path], reader: str) -> dict:
     return row
 
 
-def measure(paths: list[Path], reader: str = "auto", repeat: int = 1) -> dict:
-    runs = [measure_once(paths, reader) for _ in range(max(1, repeat))]
-    return min(runs, key=lambda r: r["total_cpu_s"])
+def measure(paths: list[Path], readers=("auto",), repeat: int = 1) -> list[dict]:
+    """One row per reader: the run with the least total CPU of ``repeat`` (readers interleaved)."""
+    runs = {r: [] for r in readers}
+    for _ in range(max(1, repeat)):
+        for r in readers:
+            runs[r].append(measure_once(paths, r))
+    return [min(runs[r], key=lambda row: row["total_cpu_s"]) for r in readers]
 
 
 def _commit() -> str:
@@ -167,21 +180,27 @@ def main(argv=None) -> int:
     ap.add_argument("inputs", nargs="*", type=Path)
     ap.add_argument("--functions", type=int, default=5000, help="size of the generated program")
     ap.add_argument("--repeat", type=int, default=3, help="runs per program; the least total CPU is kept")
-    ap.add_argument("--reader", choices=("auto", "tools", "llvmlite"), default="auto",
-                    help="IR reader (constraints.llvm.inputs.module_text)")
+    ap.add_argument("--reader", default="auto",
+                    help="IR reader(s), comma-separated: " + ", ".join(READERS) +
+                         " (constraints.llvm.inputs.module_text); one row each")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "extract-speed")
     args = ap.parse_args(argv)
+    readers = tuple(args.reader.split(","))
+    for r in readers:
+        if r not in READERS:
+            ap.error(f"--reader: {r!r} is not one of {', '.join(READERS)}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         if args.inputs:
             for p in args.inputs:
-                rows.append(measure([p], args.reader, args.repeat))
+                rows += measure([p], readers, args.repeat)
         else:
             src = Path(tmp) / "generated.c"
             src.write_text(generate(args.functions))
             bc = compile_source(src, tmp)
-            rows.append(measure([bc], args.reader, args.repeat))
-            rows[-1]["program"] = f"generated.c ({args.functions} functions)"
+            for row in measure([bc], readers, args.repeat):
+                row["program"] = f"generated.c ({args.functions} functions)"
+                rows.append(row)
     import pandas as pd
 
     df = pd.DataFrame(rows)
@@ -193,7 +212,7 @@ def main(argv=None) -> int:
           f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f} at the end",
           f"- date: {time.strftime('%Y-%m-%d %H:%M %Z')}",
           f"- commit: {_commit()} (working tree: uncommitted changes may be included)",
-          "- times: CPU seconds of one core (this process + llvm-dis/llvm-link), least of the repeats",
+          "- times: CPU seconds of one core (this process + read_bitcode/llvm-dis/llvm-link), least of the repeats",
           "",
           df.to_markdown(index=False) if _has_tabulate() else df.to_string(index=False), ""]
     args.out.with_suffix(".md").write_text("\n".join(md))

@@ -3,10 +3,17 @@
 C and C++ sources are first compiled with clang-19 the way pointer-analysis
 tools expect (``-O0 -g -fno-discard-value-names -Xclang -disable-O0-optnone``,
 then ``mem2reg``). The text the extractor parses then comes from LLVM's own
-tools run as one subprocess, the fastest path measured (bench/extract_speed.py):
+code, the fastest first (bench/extract_speed.py):
 
-* one ``.bc``: ``llvm-dis-19`` (the bitcode reader checks every record; the
-  verifier is not run: bitcode is written by LLVM from verified modules);
+* one ``.bc``: ``read_bitcode`` (``reader/read_bitcode.cpp``, linked against
+  LLVM 19, compiled on first use into a cache directory, see :func:`fast_reader`):
+  LLVM's bitcode reader and printer, without the debug-info verifier and
+  without the debug metadata the extractor never reads (``#dbg_value``
+  records, columns); the constraints are the same as from ``llvm-dis-19``'s
+  text. Without ``g++`` and LLVM 19's headers (Debian: ``llvm-19-dev``) it is
+  ``llvm-dis-19`` (the bitcode reader checks every record; the verifier is not
+  run: bitcode is written by LLVM from verified modules), with one line on
+  stderr saying so;
 * anything else (``.ll``, several modules): ``llvm-link-19 -S``, which parses,
   links, verifies the result and prints it.
 
@@ -18,9 +25,11 @@ from a newer clang still reads. A file both reject is bad input.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -34,6 +43,10 @@ CLANG = os.environ.get("ANDERSEN_CLANG", "clang-19")
 OPT = os.environ.get("ANDERSEN_OPT", "opt-19")
 LLVM_DIS = os.environ.get("ANDERSEN_LLVM_DIS", "llvm-dis-19")
 LLVM_LINK = os.environ.get("ANDERSEN_LLVM_LINK", "llvm-link-19")
+LLVM_CONFIG = os.environ.get("ANDERSEN_LLVM_CONFIG", "llvm-config-19")
+CXX = os.environ.get("ANDERSEN_CXX", "g++")
+READER_SOURCE = Path(__file__).resolve().parent / "reader" / "read_bitcode.cpp"
+READERS = ("auto", "fast", "tools", "llvmlite")
 BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 CLANG_FLAGS = ("-O0", "-g", "-fno-discard-value-names", "-Xclang", "-disable-O0-optnone", "-emit-llvm", "-c")
 
@@ -138,8 +151,10 @@ def module_text(paths, extra_flags=(), reader: str = "auto") -> tuple[str, list[
     ----------
     paths : list of ``.bc``, ``.ll``, or C/C++ source files (at least one)
     extra_flags : clang flags for sources
-    reader : ``"auto"`` (LLVM tools, llvmlite when they are missing or reject
-        the input), ``"tools"`` or ``"llvmlite"`` (one path only, for benchmarks)
+    reader : ``"auto"`` (``read_bitcode`` for one ``.bc``, else or when it cannot be
+        built the LLVM tools, llvmlite when they are missing or reject the input);
+        ``"fast"`` (``read_bitcode`` only), ``"tools"`` (``llvm-dis-19``/``llvm-link-19``
+        only) or ``"llvmlite"``: one path only, for benchmarks
 
     Returns
     -------
@@ -153,6 +168,8 @@ def module_text(paths, extra_flags=(), reader: str = "auto") -> tuple[str, list[
         IR (truncated, corrupt, or from an LLVM newer than every reader here),
         or a link error (duplicate definitions).
     """
+    if reader not in READERS:
+        raise ValueError(f"reader must be one of {READERS}, got {reader!r}")
     paths = [Path(p) for p in paths]
     if not paths:
         raise InputError("no input files")
@@ -172,12 +189,28 @@ def module_text(paths, extra_flags=(), reader: str = "auto") -> tuple[str, list[
             else:
                 _check_magic(p)
                 ir.append(p)
+        single_bc = len(ir) == 1 and ir[0].suffix == ".bc"
+        why_not_fast = None
+        if reader in ("auto", "fast") and single_bc:
+            exe, why_not_fast = fast_reader() if _fast_reader_wanted() or reader == "fast" else (None, None)
+            if exe is not None:
+                text, message = _text_with_fast_reader(exe, ir[0])
+                if text is not None:
+                    return text, names
+                if reader == "fast":
+                    raise InputError(f"read_bitcode cannot read it: {message}", str(ir[0]))
+            elif reader == "fast":
+                raise InputError(f"read_bitcode unavailable: {why_not_fast}", str(ir[0]))
+        elif reader == "fast":
+            raise InputError("read_bitcode reads one .bc file", str(ir[0]))
         tools = reader != "llvmlite" and shutil.which(LLVM_DIS) and shutil.which(LLVM_LINK)
         if reader == "tools" and not tools:
             _tool(LLVM_DIS), _tool(LLVM_LINK)
         if tools:
             text = _text_with_tools(ir)
             if text is not None:
+                if why_not_fast is not None:
+                    _note_slow_reader(why_not_fast)
                 return text, names
             if reader == "tools":  # no second reader: say what the tools said
                 _text_with_tools(ir, raise_error=True)
@@ -224,3 +257,113 @@ def _text_with_llvmlite(ir: list[Path]) -> str:
         except RuntimeError as exc:
             raise InputError(f"cannot link into {main_path}: {_llvm_message(exc)}", str(p)) from None
     return str(main)
+
+
+# ------------------------------------------------------------ read_bitcode
+_fast_reader_cache: dict = {}   # (source hash, tools) -> (path or None, why not)
+_noted: list = []               # the slow-reader note is printed once per process
+
+
+def _fast_reader_wanted() -> bool:
+    return os.environ.get("ANDERSEN_FAST_READER", "1") != "0"
+
+
+def cache_dir() -> Path:
+    """Where compiled helpers live: ``$ANDERSEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/andersen-gpu``,
+    else ``~/.cache/andersen-gpu``."""
+    explicit = os.environ.get("ANDERSEN_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "andersen-gpu"
+
+
+def fast_reader() -> tuple[str | None, str | None]:
+    """The compiled ``read_bitcode`` helper, built on first use.
+
+    The executable's name carries a hash of its source and of the compiler and
+    ``llvm-config`` used, so an edited source or another LLVM builds a new one;
+    a build goes to a temporary name first, then is renamed (concurrent first
+    uses are safe). A failed compile is remembered next to it (``.failed``) and
+    not retried until the source, the compiler or LLVM changes.
+
+    Returns
+    -------
+    (path, None), or (None, why) when it cannot be built (no ``g++``, no
+    ``llvm-config-19``/LLVM 19 headers: Debian package ``llvm-19-dev``, or a
+    compile error, whose first line is given).
+    """
+    try:
+        source = READER_SOURCE.read_bytes()
+    except OSError:
+        return None, f"{READER_SOURCE.name} is not installed"
+    cxx, config = shutil.which(CXX), shutil.which(LLVM_CONFIG)
+    key = (hashlib.sha256(source).hexdigest()[:16], cxx, config, cache_dir())
+    hit = _fast_reader_cache.get(key)
+    if hit is None:
+        hit = _fast_reader_cache[key] = _build_fast_reader(source, cxx, config)
+    return hit
+
+
+def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tuple[str | None, str | None]:
+    if cxx is None:
+        return None, f"no C++ compiler ({CXX})"
+    if config is None:
+        return None, f"no {LLVM_CONFIG} (Debian: apt-get install llvm-19 llvm-19-dev)"
+    digest = hashlib.sha256(source + b"\0" + os.fsencode(cxx) + b"\0" + os.fsencode(os.path.realpath(config)))
+    out = cache_dir() / f"read_bitcode-{digest.hexdigest()[:16]}"
+    if os.access(out, os.X_OK):
+        return str(out), None
+    failed = out.with_name(out.name + ".failed")
+    if failed.is_file():
+        return None, failed.read_text().strip() or "an earlier build failed"
+    found = {}
+    for what in ("--includedir", "--cxxflags", "--ldflags", "--libs"):
+        res = subprocess.run([config, what], capture_output=True, text=True)
+        if res.returncode != 0:
+            return None, f"{LLVM_CONFIG} {what} failed: {_first_error(res.stderr)}"
+        found[what] = res.stdout.split()
+    include_dir = " ".join(found["--includedir"])
+    if not (Path(include_dir) / "llvm" / "Bitcode" / "BitcodeReader.h").is_file():
+        return None, f"no LLVM 19 headers in {include_dir} (Debian: apt-get install llvm-19-dev)"
+    cxxflags, ldflags = found["--cxxflags"], found["--ldflags"] + found["--libs"]
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=out.name + ".", dir=out.parent)
+        os.close(fd)
+    except OSError as exc:
+        return None, f"cannot write to {out.parent}: {exc.strerror}"
+    try:
+        cmd = [cxx, "-O2", *cxxflags, str(READER_SOURCE), "-o", tmp, *ldflags]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            why = f"{Path(cxx).name} failed on {READER_SOURCE.name}: {_first_error(res.stderr)}"
+            failed.write_text(why + "\n")
+            return None, why
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return str(out), None
+
+
+def _text_with_fast_reader(exe: str, bc: Path) -> tuple[str | None, str]:
+    """(text, "") or (None, why) when ``read_bitcode`` does not read ``bc``."""
+    try:
+        res = subprocess.run([exe, str(bc)], capture_output=True)
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+    if res.returncode == 0:
+        try:
+            return res.stdout.decode("utf-8"), ""
+        except UnicodeDecodeError:
+            return res.stdout.decode("latin-1"), ""
+    return None, _first_error(res.stderr.decode("utf-8", "replace")) if res.stderr else f"exit {res.returncode}"
+
+
+def _note_slow_reader(why: str) -> None:
+    if not _noted:
+        _noted.append(why)
+        print(f"note: fast bitcode reader unavailable ({why}); read with {LLVM_DIS}, "
+              f"slower (ANDERSEN_FAST_READER=0 silences this)", file=sys.stderr)
