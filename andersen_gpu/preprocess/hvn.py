@@ -62,6 +62,8 @@ from numba import njit
 
 from constraints.model import ConstraintSet
 
+from ._hash import fmix64 as _fmix
+
 
 def pointee_capable(cs: ConstraintSet) -> np.ndarray:
     """bool[n]: nodes that can appear in some points-to set.
@@ -206,17 +208,6 @@ def _scatter_ids(ptr, rows):
 @njit(cache=True)
 def _mix(h, x):
     h ^= np.uint64(x) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2))
-    return h
-
-
-@njit(cache=True)
-def _fmix(h):
-    """Murmur3's 64-bit finalizer: spreads every input bit over the low bits used as a slot."""
-    h ^= h >> np.uint64(33)
-    h *= np.uint64(0xFF51AFD7ED558CCD)
-    h ^= h >> np.uint64(33)
-    h *= np.uint64(0xC4CEB9FE1A85EC53)
-    h ^= h >> np.uint64(33)
     return h
 
 

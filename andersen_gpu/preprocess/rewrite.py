@@ -16,6 +16,8 @@ from numba import njit
 
 from constraints.model import ConstraintSet
 
+from ._hash import fmix64 as _fmix
+
 
 def compose(rep: np.ndarray, new_rep: np.ndarray) -> np.ndarray:
     """``new_rep[rep[v]]`` as a fixpoint table (``out[out] == out``).
@@ -34,16 +36,6 @@ def compose(rep: np.ndarray, new_rep: np.ndarray) -> np.ndarray:
         if np.array_equal(nxt, out):
             return out
         out = nxt
-
-
-@njit(cache=True)
-def _fmix(h):
-    h ^= h >> np.uint64(33)
-    h *= np.uint64(0xFF51AFD7ED558CCD)
-    h ^= h >> np.uint64(33)
-    h *= np.uint64(0xC4CEB9FE1A85EC53)
-    h ^= h >> np.uint64(33)
-    return h
 
 
 @njit(cache=True)
