@@ -71,7 +71,8 @@ def resolve_backend(backend: str, announce: bool = False, cs: ConstraintSet | No
     return backend
 
 
-def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: None, **options) -> Solution:
+def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: None, threads: int = 1,
+          **options) -> Solution:
     """Solve ``cs`` with one backend.
 
     Parameters
@@ -83,6 +84,10 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         backend is unavailable.
     announce : callable(str)
         Receives one line saying which backend ``auto`` chose (the CLI prints it).
+    threads : int
+        CPU threads for the ``cpu`` backend (1: its serial solver; N > 1: its
+        multi-core mode, see :func:`andersen_gpu.backends.cpu.solve`). Other
+        backends ignore it, so it is safe with ``auto``.
     **options
         Passed to the backend's own ``solve``.
 
@@ -101,7 +106,7 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         announce(f"backend auto: using {candidates[0]} ({why})")
         for i, name in enumerate(candidates):
             try:
-                return solve(cs, backend=name, **options)
+                return solve(cs, backend=name, threads=threads, **options)
             except BackendUnavailable as exc:
                 if i + 1 == len(candidates):
                     raise
@@ -115,4 +120,6 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         module = importlib.import_module(f"andersen_gpu.backends.{name}")
     except ImportError as exc:
         raise BackendUnavailable(f"{name} backend unavailable: {exc}") from None
+    if name == "cpu":
+        options["threads"] = threads
     return module.solve(cs, **options)

@@ -113,6 +113,43 @@ def test_verify_with_second_backend(small: Path, monkeypatch: pytest.MonkeyPatch
     assert "node 2 (r)" in capsys.readouterr().out
 
 
+def test_solve_threads_option(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    serial, parallel = tmp_path / "serial.npz", tmp_path / "parallel.npz"
+    assert main(["solve", str(small), "--backend", "cpu", "-o", str(serial)]) == ExitCode.OK
+    assert main(["solve", str(small), "--backend", "cpu", "--threads", "2", "-o", str(parallel),
+                 "--verify", "reference"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert "cpu on 2 threads" in out and "identical" in out
+    assert Solution.load(serial) == Solution.load(parallel)
+    # other backends ignore --threads
+    assert main(["solve", str(small), "--backend", "reference", "--threads", "4"]) == ExitCode.OK
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_solve_threads_must_be_positive(small: Path, value: str, capsys: pytest.CaptureFixture) -> None:
+    assert main(["solve", str(small), "--threads", value]) == ExitCode.BAD_INPUT
+    assert "--threads" in capsys.readouterr().err
+
+
+def test_auto_small_input_policy_reaches_the_alias_commands(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture) -> None:
+    # alias/annotate solve inside aliasfacts.analyze: they pass "auto" through and say afterwards what ran
+    import sys
+
+    from andersen_gpu.commands import note_auto_choice
+    from andersen_gpu.solve import solve
+
+    solve_module = sys.modules["andersen_gpu.solve"]
+    monkeypatch.setattr(solve_module, "gpu_available", lambda: (False, "no CUDA device"))
+    cs = ConstraintSet.from_lists(2, obj_size={1: 1}, addr=[(0, 1)])
+    sol = solve(cs, "auto")
+    assert sol.stats.backend == "reference"
+    note_auto_choice("auto", cs, sol)
+    assert "backend auto: used reference" in capsys.readouterr().err
+    note_auto_choice("cpu", cs, sol)
+    assert capsys.readouterr().err == ""
+
+
 def test_auto_falls_back_and_says_so(small: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture) -> None:
     import sys

@@ -99,9 +99,74 @@ def test_stats_and_threads():
     cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
     sol = cpu.solve(cs)
     assert sol.stats.backend == "cpu" and sol.stats.peak_host_bytes > 0
-    assert "preprocess nodes" in sol.stats.notes
-    with pytest.raises(ValueError, match="one thread"):
-        cpu.solve(cs, threads=4)
+    assert "preprocess nodes" in sol.stats.notes and "threads" not in sol.stats.notes
+    par = cpu.solve(cs, threads=2)
+    assert par == sol and par.stats.notes["threads"] == 2 and "step ms" in par.stats.notes
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="positive integer"):
+            cpu.solve(cs, threads=bad)
+
+
+# The multi-core mode (threads > 1, _cpu_wave) must give the same sets as the
+# serial solver and the reference one.
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets())
+def test_parallel_matches_reference(cs):
+    _assert_same(cs, threads=2)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=80, max_constraints=160))
+def test_parallel_matches_reference_larger_without_preprocessing(cs):
+    _assert_same(cs, preprocess=False, threads=2)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=16), st.data())
+def test_parallel_online_hcd_merges_keep_the_solution(cs, data):
+    pairs = _valid_hcd_pairs(cs, reference.solve(cs))
+    if not pairs:
+        return
+    chosen = data.draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=6))
+    with_hcd = cs.replace(hcd_ptr=[p for p, _ in chosen], hcd_target=[t for _, t in chosen])
+    for pre in (True, False):
+        _assert_same(with_hcd, preprocess=pre, threads=2)
+
+
+def test_parallel_wide_levels():
+    # 300 independent chains a_i -> b_i -> c_i, loads/stores/geps on each: levels wider than
+    # _cpu_wave.SERIAL_BELOW, so the prange paths run (not only the serial small-level path)
+    from andersen_gpu.backends import _cpu_wave
+
+    k = 300
+    assert k > _cpu_wave.SERIAL_BELOW
+    n = 8 * k
+    obj = {7 * k + i: 1 for i in range(k)}          # objects at the top, each with one field
+    addr, copy, load, store, gep = [], [], [], [], []
+    for i in range(k):
+        a, b, c, d, e, f = i, k + i, 2 * k + i, 3 * k + i, 4 * k + i, 5 * k + i
+        o = 7 * k + i
+        addr += [(a, o), (d, (o + 1) if i + 1 < k else o)]
+        copy += [(b, a), (c, b)]
+        store += [(c, d)]            # *c = d: o gets d's object
+        load += [(e, c)]             # e = *c
+        gep += [(f, c, 1)]           # f = c + 1 (past o's size of 1? size 1 -> offset 1 is out)
+    cs = ConstraintSet.from_lists(n, obj_size=obj, addr=addr, copy=copy, load=load, store=store, gep=gep)
+    sol = _assert_same(cs, threads=2, preprocess=False)
+    assert sol.stats.notes["core parallel levels"] > 0
+    assert sol == cpu.solve(cs)
+
+
+def test_parallel_word_boundaries_and_offsets():
+    n = 300
+    cs = ConstraintSet.from_lists(
+        n, obj_size={10: 100, 120: 66, 250: 3},
+        addr=[(0, 10), (0, 120), (0, 250), (0, 1), (8, 250), (9, 10)],
+        gep=[(2, 0, 63), (3, 0, 64), (4, 0, 65), (5, 0, 99), (6, 0, 100), (7, 0, 2)],
+        store=[(0, 8), (7, 9)], load=[(13, 0), (14, 7)], copy=[(11, 13), (13, 11)])
+    for pre in (True, False):
+        _assert_same(cs, preprocess=pre, threads=2)
 
 
 @pytest.mark.slow
@@ -112,3 +177,14 @@ def test_paper_reference_solutions(paper_inputs, program):
     want = Solution.load(paper_inputs / f"{program}_correct_soln_001.txt.gz")
     got = cpu.solve(cs)
     assert want == got, want.diff_report(got, labels=("reference file", "cpu"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program", ["ex", "gcc"])
+def test_parallel_paper_reference_solutions(paper_inputs, program):
+    from constraints.paper_format import read_paper
+    cs = read_paper(paper_inputs / f"{program}_nodes.txt.gz")
+    want = Solution.load(paper_inputs / f"{program}_correct_soln_001.txt.gz")
+    got = cpu.solve(cs, threads=2)
+    assert got.stats.notes["threads"] == 2
+    assert want == got, want.diff_report(got, labels=("reference file", "cpu, 2 threads"))

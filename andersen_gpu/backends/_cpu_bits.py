@@ -85,6 +85,41 @@ def seek(a, alen, i, key):
 
 
 @njit(cache=True)
+def _or_present(a, alen, b, blen, out):
+    """OR ``b``'s words into the elements of ``a`` with the same base; count the rest.
+
+    The shared first pass of :func:`or_fresh` and :func:`or_into`. Unless
+    ``out`` is None (typed as such, so numba compiles the branch away), every
+    element of ``b`` that adds something to ``a`` (new bits under an existing
+    base, or a base ``a`` lacks) is appended to ``out`` (capacity ``2 * blen``). Returns ``(k, missing)``: elements
+    written to ``out`` (0 when it is None) and the number of ``b``'s bases
+    that ``a`` lacks (``a`` is not grown here).
+    """
+    k = 0
+    missing = 0
+    i = 0
+    for j in range(blen):
+        bb = b[2 * j]
+        i = seek(a, alen, i, bb)
+        if i < alen and a[2 * i] == bb:
+            fresh = b[2 * j + 1] & ~a[2 * i + 1]
+            if fresh:
+                a[2 * i + 1] |= fresh
+                if out is not None:
+                    out[2 * k] = bb
+                    out[2 * k + 1] = fresh
+                    k += 1
+            i += 1
+        else:
+            if out is not None:
+                out[2 * k] = bb
+                out[2 * k + 1] = b[2 * j + 1]
+                k += 1
+            missing += 1
+    return k, missing
+
+
+@njit(cache=True)
 def or_fresh(p, plen, s, slen, out):
     """``p |= s``, writing what was new into ``out`` (capacity ``2 * slen``).
 
@@ -93,45 +128,29 @@ def or_fresh(p, plen, s, slen, out):
     again only when ``s`` brings new bases. Nothing is allocated unless ``p``
     must grow.
     """
-    k = 0
-    missing = 0
-    i = 0
-    for j in range(slen):
-        sb = s[2 * j]
-        i = seek(p, plen, i, sb)
-        if i < plen and p[2 * i] == sb:
-            fresh = s[2 * j + 1] & ~p[2 * i + 1]
-            if fresh:
-                p[2 * i + 1] |= fresh
-                out[2 * k] = sb
-                out[2 * k + 1] = fresh
-                k += 1
-            i += 1
-        else:
-            out[2 * k] = sb
-            out[2 * k + 1] = s[2 * j + 1]
-            k += 1
-            missing += 1
+    k, missing = _or_present(p, plen, s, slen, out)
     if missing:
-        p, plen = or_into(p, plen, out, k)
+        p, plen = _insert_missing(p, plen, out, k, missing)
     return p, plen, k
 
 
 @njit(cache=True)
 def or_into(a, alen, b, blen):
     """``a |= b``. Returns ``(a, alen)``; in place when ``a`` has room."""
-    missing = 0
-    i = 0
-    for j in range(blen):
-        bb = b[2 * j]
-        i = seek(a, alen, i, bb)
-        if i < alen and a[2 * i] == bb:
-            a[2 * i + 1] |= b[2 * j + 1]
-            i += 1
-        else:
-            missing += 1
+    _, missing = _or_present(a, alen, b, blen, None)
     if missing == 0:
         return a, alen
+    return _insert_missing(a, alen, b, blen, missing)
+
+
+@njit(cache=True)
+def _insert_missing(a, alen, b, blen, missing):
+    """Second pass of a union: ``b``'s ``missing`` bases that ``a`` lacks go in.
+
+    Precondition: every element of ``b`` whose base ``a`` has is already
+    OR-ed into ``a`` (:func:`_or_present`). Returns ``(a, alen + missing)``,
+    growing ``a`` when it lacks room.
+    """
     need = alen + missing
     if 2 * need > len(a):
         a = _grown(a, alen, need)

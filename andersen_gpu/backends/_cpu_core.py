@@ -66,6 +66,15 @@ def find(parent, v):
 
 
 @njit(cache=True)
+def empty_sets(n, empty):
+    """A typed list of ``n`` references to the shared zero-capacity set ``empty``."""
+    sets = List()
+    for _ in range(n):
+        sets.append(empty)
+    return sets
+
+
+@njit(cache=True)
 def _linked(n, owners):
     """Per-owner singly linked lists over constraint indices: (head, tail, nxt)."""
     head = np.full(n, -1, np.int64)
@@ -96,11 +105,14 @@ def _append(head, tail, nxt, a, b):
 
 
 @njit(cache=True)
-def _merge(a, b, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists, empty):
+def _merge(a, b, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
     """Merge representative ``a`` into representative ``b``.
 
     The merged delta is ``(pts a XOR pts b) ∪ Δa ∪ Δb``: an id outside it was
-    already pushed through the constraints of both.
+    already pushed through the constraints of both. Every per-node set family
+    ``fams[f]`` (lengths in row ``flen[f]``: successors, pointees already
+    wired, ...; ids in them resolve through ``find``) is united into ``b``,
+    and every linked constraint list ``lists[k]`` of ``a`` moves to ``b``.
     """
     parent[a] = b
     sym, symlen = bits.xor(pts[a], plen[a], pts[b], plen[b])
@@ -111,19 +123,17 @@ def _merge(a, b, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists, empt
     p, pl = bits.or_into(pts[b], plen[b], pts[a], plen[a])
     pts[b] = p
     plen[b] = pl
-    s, sl = bits.or_into(suc[b], slen[b], suc[a], slen[a])
-    suc[b] = s
-    slen[b] = sl
-    # z ∈ lin[a]: the edge rep z --copy--> a exists, and a now resolves to b
-    s, sl = bits.or_into(lin[b], llen[b], lin[a], llen[a])
-    lin[b] = s
-    llen[b] = sl
-    for arr in (pts, dlt, suc, lin):
-        arr[a] = empty
+    pts[a] = empty
+    dlt[a] = empty
     plen[a] = 0
     dlen[a] = 0
-    slen[a] = 0
-    llen[a] = 0
+    for f in range(len(fams)):
+        sets = fams[f]
+        s, sl = bits.or_into(sets[b], flen[f, b], sets[a], flen[f, a])
+        sets[b] = s
+        flen[f, b] = sl
+        sets[a] = empty
+        flen[f, a] = 0
     for k in range(len(lists)):
         head, tail, nxt = lists[k]
         _append(head, tail, nxt, a, b)
@@ -238,12 +248,32 @@ def _add_edge(a, x, pts, plen, dlt, dlen, suc, slen, scratch, ctr):
 
 
 @njit(cache=True)
-def _topo_collapse(n, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists, empty):
-    """Tarjan's SCC over the copy graph of representatives; merge each SCC.
+def _tarjan_enter(v, counter, sp, fp, index, low, onstack, stack, fr_v, fr_e, fr_b):
+    """Tarjan's visit of ``v``: number it, push it on the SCC stack and push its frame.
 
-    Returns representatives in topological order (sources first) and the
-    number of nodes merged.
+    A frame is (node, element index, remaining bits of that element) of the
+    node's successor bit-set, starting before the first element. Returns the
+    updated ``(counter, sp, fp)``.
     """
+    index[v] = low[v] = counter
+    stack[sp] = v
+    onstack[v] = True
+    fr_v[fp] = v
+    fr_e[fp] = -1
+    fr_b[fp] = 0
+    return counter + 1, sp + 1, fp + 1
+
+
+@njit(cache=True)
+def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
+    """Tarjan's SCC over the graph ``v -> fams[0][v]`` of representatives; merge each SCC.
+
+    Returns the representatives in topological order of that graph (sources
+    first) and the number of nodes merged (see :func:`_merge` for the other
+    arguments).
+    """
+    suc = fams[0]
+    slen = flen[0]
     index = np.full(n, -1, np.int64)
     low = np.zeros(n, np.int64)
     onstack = np.zeros(n, np.bool_)
@@ -260,15 +290,7 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists,
     for s in range(n):
         if parent[s] != s or index[s] >= 0:
             continue
-        index[s] = low[s] = counter
-        counter += 1
-        stack[sp] = s
-        sp += 1
-        onstack[s] = True
-        fr_v[fp] = s
-        fr_e[fp] = -1
-        fr_b[fp] = 0
-        fp += 1
+        counter, sp, fp = _tarjan_enter(s, counter, sp, fp, index, low, onstack, stack, fr_v, fr_e, fr_b)
         while fp > 0:
             v = fr_v[fp - 1]
             e = fr_e[fp - 1]
@@ -290,15 +312,8 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists,
                 if index[w] < 0:
                     fr_e[fp - 1] = e
                     fr_b[fp - 1] = b
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    onstack[w] = True
-                    fr_v[fp] = w
-                    fr_e[fp] = -1
-                    fr_b[fp] = 0
-                    fp += 1
+                    counter, sp, fp = _tarjan_enter(w, counter, sp, fp, index, low, onstack, stack,
+                                                    fr_v, fr_e, fr_b)
                     descended = True
                     break
                 if onstack[w] and index[w] < low[v]:
@@ -313,7 +328,7 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists,
                     w = stack[sp]
                     onstack[w] = False
                     if w != v:
-                        _merge(w, v, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists, empty)
+                        _merge(w, v, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
                         merged += 1
                     else:
                         break
@@ -349,19 +364,18 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     scc_edges = 0
     order = np.zeros(0, np.int64)
     empty = np.empty(0, np.uint64)
-    pts = List()
-    dlt = List()
-    suc = List()
-    lin = List()
-    for _ in range(n):
-        pts.append(empty)
-        dlt.append(empty)
-        suc.append(empty)
-        lin.append(empty)
-    llen = np.zeros(n, np.int64)
+    pts = empty_sets(n, empty)
+    dlt = empty_sets(n, empty)
+    suc = empty_sets(n, empty)
+    lin = empty_sets(n, empty)
+    fams = List()
+    fams.append(suc)
+    fams.append(lin)
+    flen = np.zeros((2, n), np.int64)
+    slen = flen[0]
+    llen = flen[1]
     plen = np.zeros(n, np.int64)
     dlen = np.zeros(n, np.int64)
-    slen = np.zeros(n, np.int64)
     lists = List()
     lists.append(_linked(n, load_src))
     lists.append(_linked(n, store_dst))
@@ -403,7 +417,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
         # representative (merges only remove some), so the rounds stay exact.
         n_edges = len(copy_dst) + ctr[C_EDGE_NEW]
         if rounds == 1 or (n_edges - scc_edges) * SCC_GROWTH > n_edges:
-            order, m = _topo_collapse(n, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists, empty)
+            order, m = _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
             merged_scc += m
             scc_edges = n_edges
             ctr[C_SCC] += 1
@@ -430,7 +444,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         a = find(parent, z)
                         b = find(parent, t)
                         if a != b:
-                            _merge(a, b, parent, pts, plen, dlt, dlen, suc, slen, lin, llen, lists, empty)
+                            _merge(a, b, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
                             merged_hcd += 1
                 c = h_next[c]
             if parent[v] != v:

@@ -7,6 +7,10 @@ waves, collapsing copy cycles each wave and merging by the dump's HCD table
 on the fly; equal sets are then deduplicated *before* they are expanded into
 the :class:`Solution` (linux has about 1.5 G points-to edges but far fewer
 distinct sets).
+
+``threads > 1`` swaps the compiled core for the multi-core one
+(:mod:`._cpu_wave`: level-synchronous wave propagation with owner-writes,
+numba ``prange``); same result, same statistics fields, and (so far) slower.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import resource
 import time
 
+import numba
 import numpy as np
 
 from constraints.model import ConstraintSet
@@ -21,11 +26,27 @@ from constraints.model import ConstraintSet
 from ..preprocess import collapse
 from ..preprocess.rewrite import apply_rep
 from ..solution import Solution, SolveStats
-from . import _cpu_core
+from . import _cpu_core, _cpu_wave
+
+#: Parallel regions hand out this many iterations at a time (dynamic scheduling:
+#: a few nodes with huge sets must not stall one thread's static share).
+PARALLEL_CHUNK = 16
 
 
 def _i64(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, np.int64)
+
+
+def _solve_parallel(columns: tuple, threads: int) -> tuple:
+    """:func:`._cpu_wave.solve_wave` on ``threads`` numba threads (restored afterwards)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    chunk = numba.set_parallel_chunksize(PARALLEL_CHUNK)
+    try:
+        return _cpu_wave.solve_wave(*columns, numba.config.NUMBA_NUM_THREADS)
+    finally:
+        numba.set_parallel_chunksize(chunk)
+        numba.set_num_threads(before)
 
 
 def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: bool = True) -> Solution:
@@ -38,11 +59,13 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         Run the offline passes (SCC collapse + HVN) first. Off: only
         duplicate constraints are dropped.
     threads : int
-        Must be 1: the solver is sequential. No multi-core mode exists yet:
-        a wave's visits write into each other's sets (copy pushes, new
-        edges), so a ``prange`` over a wave needs per-target ownership
-        (inverted edges, as the GPU backend does); on the 2-core development
-        box it could not be measured meaningfully, so none is offered.
+        1 (default): the serial solver. N > 1: the multi-core solver of
+        :mod:`._cpu_wave` on min(N, numba's thread limit) threads (the limit is
+        the core count unless ``NUMBA_NUM_THREADS`` says otherwise; the
+        number used is in ``stats.notes["threads"]``). Same solution, but
+        *slower* on every paper input measured (16 cores: gcc 0.18x, vim
+        0.32x, php 0.08x; ``bench/results/cpu-threads-h200.md`` says why):
+        it exists to be measured and improved, not as a speed-up.
     hcd : bool
         Merge online by the HCD table (``cs.hcd_ptr``/``cs.hcd_target``)
         when there is one.
@@ -54,9 +77,14 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         (preprocessing included), peak_host_bytes (process max RSS), and
         notes with preprocessing counts, rounds, online merges and the
         core's work counters (``core pushes``, ``core new edges``, ...).
+
+    Raises
+    ------
+    ValueError
+        ``threads`` is not a positive integer.
     """
-    if threads != 1:
-        raise ValueError(f"the cpu backend runs on one thread; got threads={threads}")
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads must be a positive integer; got {threads!r}")
     t0 = time.perf_counter()
     notes: dict[str, object] = {}
     if preprocess:
@@ -66,11 +94,19 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         work = apply_rep(cs, cs.rep)
     hp, ht = (work.hcd_ptr, work.hcd_target) if hcd else (np.zeros(0, np.int32),) * 2
     t1 = time.perf_counter()
-    parent, pts, plen, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(
-        work.n_nodes, _i64(work.rep), _i64(work.obj_size), int(work.int_to_pointer),
-        _i64(work.addr_dst), _i64(work.addr_src), _i64(work.copy_dst), _i64(work.copy_src),
-        _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
-        _i64(work.gep_dst), _i64(work.gep_src), _i64(work.gep_offset), _i64(hp), _i64(ht))
+    columns = (work.n_nodes, _i64(work.rep), _i64(work.obj_size), int(work.int_to_pointer),
+               _i64(work.addr_dst), _i64(work.addr_src), _i64(work.copy_dst), _i64(work.copy_src),
+               _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
+               _i64(work.gep_dst), _i64(work.gep_src), _i64(work.gep_offset), _i64(hp), _i64(ht))
+    if threads == 1:
+        parent, pts, plen, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(*columns)
+        counter_names = _cpu_core.COUNTER_NAMES
+    else:
+        used = min(int(threads), numba.config.NUMBA_NUM_THREADS)
+        notes["threads"] = used
+        parent, pts, plen, visits, rounds, m_scc, m_hcd, ctr, ms = _solve_parallel(columns, used)
+        counter_names = _cpu_wave.COUNTER_NAMES
+        notes["step ms"] = ", ".join(f"{name} {t:.1f}" for name, t in zip(_cpu_wave.PHASE_NAMES, ms))
     t2 = time.perf_counter()
     node_set, indptr, indices = _cpu_core.extract(work.n_nodes, parent, pts, plen)
     del pts
@@ -78,7 +114,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
     notes.update({"rounds": rounds, "online merges (scc, hcd)": f"{m_scc:,}, {m_hcd:,}",
                   "core ms": round((t2 - t1) * 1e3, 1), "extract ms": round((t3 - t2) * 1e3, 1),
                   "distinct sets": len(indptr) - 1})
-    notes.update({f"core {name}": int(c) for name, c in zip(_cpu_core.COUNTER_NAMES, ctr)})
+    notes.update({f"core {name}": int(c) for name, c in zip(counter_names, ctr)})
     sol = Solution(node_set, indptr, indices, names=cs.names)
     sol.stats = SolveStats(backend="cpu", iterations=int(visits), solve_ms=(time.perf_counter() - t0) * 1e3,
                            peak_host_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_backend_argument
+from . import add_backend_argument, note_auto_choice
 
 NAME = "alias"
 HELP = "write per-instruction alias facts (Parquet or JSON Lines side file)"
@@ -36,11 +36,11 @@ def run(args: argparse.Namespace) -> int:
     from ..aliasfacts import analyze
     from ..aliasfacts.tables import side_paths, write
     from ..cli import ExitCode
-    from ..solve import resolve_backend
 
     side_paths(args.output)  # a bad output name fails before the work
-    backend = resolve_backend(args.backend, announce=args.backend == "auto")
-    facts, _, _, _ = analyze(args.inputs, backend=backend, clang_flags=args.cflag)
+    # analyze() solves through andersen_gpu.solve.solve: auto sees the constraint set
+    facts, cs, solution, _ = analyze(args.inputs, backend=args.backend, clang_flags=args.cflag)
+    note_auto_choice(args.backend, cs, solution)
     written = write(facts, args.output)
     kinds = np.asarray(facts.sites.kind, dtype=object)
     known = facts.site_set >= 0

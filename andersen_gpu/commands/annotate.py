@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_backend_argument
+from . import add_backend_argument, note_auto_choice
 
 NAME = "annotate"
 HELP = "add !alias.scope/!noalias metadata from the analysis to LLVM IR text"
@@ -40,7 +40,6 @@ def run(args: argparse.Namespace) -> int:
     from ..aliasfacts import analyze
     from ..aliasfacts.annotate import annotate_text
     from ..cli import ExitCode
-    from ..solve import resolve_backend
 
     src = Path(args.input)
     if src.suffix != ".ll":
@@ -49,10 +48,11 @@ def run(args: argparse.Namespace) -> int:
         text = src.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(src)) from None
-    backend = resolve_backend(args.backend, announce=args.backend == "auto")
     t0 = time.perf_counter()
-    facts, _, _, _ = analyze([src], backend=backend)
+    # analyze() solves through andersen_gpu.solve.solve: auto sees the constraint set
+    facts, cs, solution, _ = analyze([src], backend=args.backend)
     t1 = time.perf_counter()
+    note_auto_choice(args.backend, cs, solution)
     out, stats = annotate_text(text, facts)
     t2 = time.perf_counter()
     with atomic_output(args.output) as fh:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from . import add_backend_argument
+from . import add_backend_argument, note
 
 NAME = "check-aliases"
 HELP = "check MAYALIAS/NOALIAS/... assertions in C/C++ or LLVM programs"
@@ -45,11 +45,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
 
 
-def check_program(path: str, backend: str, clang_flags=()) -> list[dict]:
+def check_program(path: str, backend: str, clang_flags=(), announce=lambda message: None) -> list[dict]:
     """Extract, solve and check one program; one result dict per assertion call.
 
+    ``backend`` goes to :func:`andersen_gpu.solve.solve` with the program's
+    constraints (so ``auto`` applies its small-input policy and fallback per
+    program), and ``announce`` receives its line saying what ``auto`` chose.
     Each dict has ``file`` (the input), ``location`` (``file:line`` of the call),
-    ``kind``, ``a``/``b`` (node names), ``alias`` (sets intersect) and ``passed``.
+    ``kind``, ``a``/``b`` (node names), ``alias`` (sets intersect), ``passed``
+    and ``backend`` (the backend that solved it).
     """
     from constraints.llvm import extract_with_stats
 
@@ -58,13 +62,14 @@ def check_program(path: str, backend: str, clang_flags=()) -> list[dict]:
     cs, stats = extract_with_stats([path], clang_flags=clang_flags)
     if not stats.alias_checks:
         return []
-    sol = solve(cs, backend=backend)
+    sol = solve(cs, backend=backend, announce=announce)
+    used = sol.stats.backend if sol.stats is not None and sol.stats.backend else backend
     out = []
     for chk in stats.alias_checks:
         alias = bool(sol.may_alias(chk.a, chk.b))
         out.append({"file": path, "location": chk.location, "kind": chk.kind,
                     "a": cs.node_label(chk.a), "b": cs.node_label(chk.b), "alias": alias,
-                    "passed": alias == PASS_WHEN_ALIAS[chk.kind]})
+                    "passed": alias == PASS_WHEN_ALIAS[chk.kind], "backend": used})
     return out
 
 
@@ -72,12 +77,10 @@ def run(args: argparse.Namespace) -> int:
     from constraints.atomic import atomic_output
 
     from ..cli import ExitCode
-    from ..solve import resolve_backend
 
-    backend = resolve_backend(args.backend, announce=args.backend == "auto")
     results, empty = [], []
     for path in args.inputs:
-        found = check_program(path, backend, args.cflag)
+        found = check_program(path, args.backend, args.cflag, announce=note)
         if not found:
             empty.append(path)
         results += found
@@ -93,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(results) - failed} passed, {failed} failed")
     if args.json:
         with atomic_output(args.json) as fh:
-            json.dump({"backend": backend, "passed": len(results) - failed, "failed": failed,
+            json.dump({"backend": args.backend, "passed": len(results) - failed, "failed": failed,
                        "results": results}, fh, indent=1)
     return ExitCode.CHECK_FAILED if failed else ExitCode.OK

@@ -38,6 +38,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verify", metavar="BACKEND", choices=BACKEND_CHOICES,
                         help="solve again with BACKEND and compare; exit 1 on any difference")
     parser.add_argument("--stats", action="store_true", help="print solver statistics and counts")
+    parser.add_argument("--threads", type=_positive_int, default=1, metavar="N",
+                        help="CPU threads for the cpu backend (default 1: its serial solver; N > 1: its "
+                             "multi-core mode: same solution, so far slower); other backends ignore it")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     cs = load_input(args)
     expected = Solution.load(args.verify_against) if args.verify_against else None
 
-    sol = solve_with(cs, args.backend)
+    sol = solve_with(cs, args.backend, args.threads)
     print(f"solved {args.input}: {cs.n_nodes:,} nodes, {sol.n_edges:,} points-to edges "
           f"in {sol.n_sets:,} distinct sets ({_backend_and_time(sol)})")
     if args.stats:
@@ -66,16 +79,16 @@ def run(args: argparse.Namespace) -> int:
 
     status = ExitCode.OK
     if args.verify is not None:
-        other = solve_with(cs, args.verify)
+        other = solve_with(cs, args.verify, args.threads)
         status = max(status, _compare(sol, other, f"backend {_backend_name(other, args.verify)}", "verify"))
     if expected is not None:
         status = max(status, _compare(sol, expected, args.verify_against, "expected"))
     return status
 
 
-def solve_with(cs, requested: str) -> Solution:
-    """Solve with ``requested``; ``auto`` says on stderr which backend it used."""
-    return solve(cs, backend=requested, announce=note)
+def solve_with(cs, requested: str, threads: int = 1) -> Solution:
+    """Solve with ``requested`` (``threads`` for the cpu backend); ``auto`` says on stderr which backend it used."""
+    return solve(cs, backend=requested, announce=note, threads=threads)
 
 
 def _compare(sol: Solution, other: Solution, what: str, other_label: str) -> int:
@@ -99,7 +112,9 @@ def _backend_name(sol: Solution, fallback: str) -> str:
 def _backend_and_time(sol: Solution) -> str:
     if sol.stats is None:
         return "no statistics"
-    return f"{sol.stats.backend}, {sol.stats.solve_ms:,.1f} ms"
+    threads = sol.stats.notes.get("threads")
+    backend = f"{sol.stats.backend} on {threads} threads" if threads else sol.stats.backend
+    return f"{backend}, {sol.stats.solve_ms:,.1f} ms"
 
 
 def _stats_lines(cs, sol: Solution) -> list[str]:
