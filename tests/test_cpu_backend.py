@@ -110,19 +110,19 @@ def test_stats_and_threads():
 # The multi-core mode (threads > 1, _cpu_wave) must give the same sets as the
 # serial solver and the reference one.
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets())
 def test_parallel_matches_reference(cs):
     _assert_same(cs, threads=2)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=80, max_constraints=160))
 def test_parallel_matches_reference_larger_without_preprocessing(cs):
     _assert_same(cs, preprocess=False, threads=2)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=16), st.data())
 def test_parallel_online_hcd_merges_keep_the_solution(cs, data):
     pairs = _valid_hcd_pairs(cs, reference.solve(cs))
