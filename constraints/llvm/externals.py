@@ -4,7 +4,9 @@ Each model is a short tuple of effects, applied by the extractor at a direct
 call to a function the program does not define. In an effect, an integer
 ``a`` is the call's 0-based argument ``a``, ``"*a"`` is what argument ``a``
 points to (one load), ``"+a"`` is any address inside the objects argument
-``a`` points to (an element of an array) and ``"ret"`` is the call's result.
+``a`` points to (an element of an array), ``"*+a"`` is what any slot of those
+objects holds (a field past the first: sigevent's notify function) and
+``"ret"`` is the call's result.
 
 ========================  ==========================================================
 effect                    meaning
@@ -294,6 +296,62 @@ freeaddrinfo getnameinfo obstack_free _obstack_free _obstack_memory_used
 tgetent tgetflag tgetnum
 crc32 crc32_z adler32 compress compress2 compressBound uncompress uncompress2 deflateBound deflateEnd
 inflateEnd deflateReset inflateReset deflateSetHeader deflateParams
+""", NONE)
+
+# -- seen unmodelled in the corpus (vim, perl, python3.11) --
+# reentrant lookups f(..., struct *res, char *buf, size_t n, struct **result[, int *h_errnop]):
+# *result receives the caller's struct, whose pointer fields (pw_name, h_aliases, ...)
+# point into the caller's buffer; the records with lists (h_aliases, h_addr_list,
+# gr_mem, n_aliases, p_aliases, s_aliases) keep those arrays in the buffer too,
+# so the buffer's slots may point into itself. *h_errnop is an int.
+
+
+def _lookup_r(res: int, buf: int, result: int, lists: bool = True) -> tuple:
+    effects = (("store_into", result, res), ("store_into", "+%d" % res, buf))
+    return effects + ((("store_into", "+%d" % buf, buf),) if lists else ())
+
+
+for _names, _where, _lists in (
+        ("getpwnam_r getpwuid_r getspnam_r", (1, 2, 4), False),
+        ("getpwent_r", (0, 1, 3), False),
+        ("getgrnam_r getgrgid_r gethostbyname_r getnetbyname_r getprotobyname_r getprotobynumber_r",
+         (1, 2, 4), True),
+        ("getgrent_r gethostent_r getnetent_r getprotoent_r getservent_r", (0, 1, 3), True),
+        ("getservbyname_r getservbyport_r getnetbyaddr_r", (2, 3, 5), True),
+        ("gethostbyaddr_r", (3, 4, 6), True)):
+    _add(_names, _lookup_r(*_where, _lists))
+# shared memory attached like mmap; the glibc CPU-set allocator
+_add("shmat __sched_cpualloc", ALLOC)
+# crypt_r's hash lies in its struct crypt_data (or, on some failures, a static string)
+MODELS["crypt_r"] = (("ret_into", 2), ("static_text",))
+# wcstok(s, delim, saveptr): like strtok_r
+MODELS["wcstok"] = MODELS["strtok_r"]
+# strptime returns where it stopped parsing its input
+MODELS["strptime"] = RET_INTO0
+_add("nl_langinfo_l bind_textdomain_codeset", STATIC_TEXT)
+# POSIX ACLs: an opaque library object (like iconv_open's)
+MODELS["acl_get_file"] = STATIC
+# timer_create(clock, sigevent, timer_t *id): *id receives an opaque library object
+# (glibc's timer_t is a void *); with SIGEV_THREAD the library later calls
+# sigev_notify_function (not the first field) with sigev_value, the sigevent's first field
+MODELS["timer_create"] = (("alloc_out", 2), ("call", "*+1", ("*1",)))
+# readv/writev and relatives move bytes between a file and the buffers of the
+# iovec array, like read/write: no pointer changes (as for the rest below)
+_add("""
+readv writev preadv64v2 pwritev64v2 sendfile64 splice copy_file_range
+timer_settime timer_delete acl_free acl_set_file flock sync chroot pause truncate64 linkat symlinkat
+mkostemp64 socketpair accept4 getlogin_r ttyname_r endhostent endnetent sethostent setnetent
+semctl semget semop shmctl shmdt shmget msgctl msgget msgrcv msgsnd
+__sched_cpufree __sched_cpucount __sysconf clock_settime clock_nanosleep fstatat64 openat64 close_range
+eventfd eventfd_read eventfd_write fexecve getauxval getgrouplist initgroups
+fgetxattr flistxattr fremovexattr fsetxattr getxattr lgetxattr listxattr llistxattr lremovexattr lsetxattr
+removexattr setxattr gnu_dev_major gnu_dev_makedev gnu_dev_minor forkpty openpty login_tty lockf64
+memfd_create mkfifo mkfifoat mknod mknodat nice posix_fadvise64 posix_fallocate64
+posix_spawnattr_setschedparam posix_spawnattr_setschedpolicy pthread_attr_setscope pthread_condattr_init
+pthread_condattr_setclock pthread_getcpuclockid sched_get_priority_max sched_get_priority_min
+sched_getaffinity sched_getparam sched_getscheduler sched_rr_get_interval sched_setaffinity sched_setparam
+sched_setscheduler sem_clockwait sem_destroy sem_init sem_post sem_trywait sem_wait setpgrp
+sigtimedwait sigwait sigwaitinfo waitid wcsftime wmemcmp
 """, NONE)
 
 # C++-mangled and plain alias-assertion functions handled by the extractor

@@ -1608,6 +1608,13 @@ class _Function:
                 return result
             if isinstance(r, int):
                 return args[r] if r < len(args) else None
+            if r[:2] == "*+":  # what any slot of argument a's objects holds
+                a = args[int(r[2:])] if int(r[2:]) < len(args) else None
+                if a is None:
+                    return None
+                t = b.node(f"{name}.deref_any")
+                b.load(t, b.smear(a, f"{name}.elem"))
+                return t
             a = args[int(r[1:])] if int(r[1:]) < len(args) else None
             if a is None:
                 return None
