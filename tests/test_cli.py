@@ -131,23 +131,20 @@ def test_solve_threads_must_be_positive(small: Path, value: str, capsys: pytest.
     assert "--threads" in capsys.readouterr().err
 
 
-def test_auto_small_input_policy_reaches_the_alias_commands(monkeypatch: pytest.MonkeyPatch,
+def test_auto_small_input_policy_reaches_the_alias_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture) -> None:
-    # alias/annotate solve inside aliasfacts.analyze: they pass "auto" through and say afterwards what ran
+    # alias/annotate solve inside aliasfacts.analyze, which passes auto and the announcement on to solve()
     import sys
-
-    from andersen_gpu.commands import note_auto_choice
-    from andersen_gpu.solve import solve
 
     solve_module = sys.modules["andersen_gpu.solve"]
     monkeypatch.setattr(solve_module, "gpu_available", lambda: (False, "no CUDA device"))
-    cs = ConstraintSet.from_lists(2, obj_size={1: 1}, addr=[(0, 1)])
-    sol = solve(cs, "auto")
-    assert sol.stats.backend == "reference"
-    note_auto_choice("auto", cs, sol)
-    assert "backend auto: used reference" in capsys.readouterr().err
-    note_auto_choice("cpu", cs, sol)
-    assert capsys.readouterr().err == ""
+    src = tmp_path / "p.ll"
+    src.write_text("define ptr @f() {\n  %a = alloca ptr\n  store ptr %a, ptr %a\n  ret ptr %a\n}\n")
+    assert main(["alias", str(src), "-o", str(tmp_path / "f.jsonl")]) == ExitCode.OK
+    err = capsys.readouterr().err
+    assert "backend auto: using reference" in err and "no CUDA device" in err
+    assert main(["annotate", str(src), "-o", str(tmp_path / "a.ll"), "--backend", "cpu"]) == ExitCode.OK
+    assert "backend auto" not in capsys.readouterr().err
 
 
 def test_auto_falls_back_and_says_so(small: Path, monkeypatch: pytest.MonkeyPatch,

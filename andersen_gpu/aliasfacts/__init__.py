@@ -27,7 +27,8 @@ from .facts import AliasFacts, build_facts, may_alias_values, with_unknown_exter
 __all__ = ["AliasFacts", "analyze", "build_facts", "may_alias_values", "with_unknown_externals"]
 
 
-def analyze(paths: "list[str | os.PathLike]", backend: str = "auto", clang_flags=(), text: str | None = None):
+def analyze(paths: "list[str | os.PathLike]", backend: str = "auto", clang_flags=(), text: str | None = None,
+            announce=lambda message: None):
     """Extract, solve and compute the alias facts of one program.
 
     Parameters
@@ -36,6 +37,8 @@ def analyze(paths: "list[str | os.PathLike]", backend: str = "auto", clang_flags
     backend : solver (``auto``, ``reference``, ``cpu``, ``gpu``)
     clang_flags : extra clang flags for sources
     text : the module's IR text, when already read; ``paths`` then only name it
+    announce : called with one line saying which backend ``auto`` chose and why (see
+        :func:`andersen_gpu.solve.solve`)
 
     Returns
     -------
@@ -57,5 +60,5 @@ def analyze(paths: "list[str | os.PathLike]", backend: str = "auto", clang_flags
     else:
         cs, stats = extract_text(text, [str(p) for p in paths], record_sites=True)
     full = with_unknown_externals(cs, stats.access_sites)
-    solution = solve(full, backend=backend)
+    solution = solve(full, backend=backend, announce=announce)
     return build_facts(full, stats.access_sites, solution), full, solution, stats

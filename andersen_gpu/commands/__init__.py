@@ -61,22 +61,3 @@ def load_input(args: argparse.Namespace) -> ConstraintSet:
 def note(message: str) -> None:
     """One informational line on stderr (kept off stdout, which carries results)."""
     print(f"andersen-gpu: {message}", file=sys.stderr)
-
-
-def note_auto_choice(requested: str, cs: ConstraintSet, solution) -> None:
-    """After a solve that could not announce itself: say which backend ``auto`` used, and why.
-
-    For commands whose solve happens inside :func:`andersen_gpu.aliasfacts.analyze`
-    (which takes no ``announce``); ``solution.stats.backend`` is the backend that
-    actually ran, after any fallback. Silent unless ``requested`` is ``auto``.
-    """
-    if requested != "auto":
-        return
-    from ..solve import auto_candidates
-
-    candidates, why = auto_candidates(cs)
-    used = solution.stats.backend if solution.stats is not None and solution.stats.backend else "?"
-    if used == candidates[0]:
-        note(f"backend auto: used {used} ({why})")
-    else:
-        note(f"backend auto: wanted {candidates[0]} ({why}); it was unavailable, used {used}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_backend_argument, note_auto_choice
+from . import add_backend_argument, note
 
 NAME = "alias"
 HELP = "write per-instruction alias facts (Parquet or JSON Lines side file)"
@@ -38,9 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from ..cli import ExitCode
 
     side_paths(args.output)  # a bad output name fails before the work
-    # analyze() solves through andersen_gpu.solve.solve: auto sees the constraint set
-    facts, cs, solution, _ = analyze(args.inputs, backend=args.backend, clang_flags=args.cflag)
-    note_auto_choice(args.backend, cs, solution)
+    facts, cs, solution, _ = analyze(args.inputs, backend=args.backend, clang_flags=args.cflag, announce=note)
     written = write(facts, args.output)
     kinds = np.asarray(facts.sites.kind, dtype=object)
     known = facts.site_set >= 0

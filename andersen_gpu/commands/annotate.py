@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_backend_argument, note_auto_choice
+from . import add_backend_argument, note
 
 NAME = "annotate"
 HELP = "add !alias.scope/!noalias metadata from the analysis to LLVM IR text"
@@ -49,10 +49,8 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", str(src)) from None
     t0 = time.perf_counter()
-    # analyze() solves through andersen_gpu.solve.solve: auto sees the constraint set
-    facts, cs, solution, _ = analyze([src], backend=args.backend)
+    facts, cs, solution, _ = analyze([src], backend=args.backend, announce=note)
     t1 = time.perf_counter()
-    note_auto_choice(args.backend, cs, solution)
     out, stats = annotate_text(text, facts)
     t2 = time.perf_counter()
     with atomic_output(args.output) as fh:

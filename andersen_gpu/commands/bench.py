@@ -4,7 +4,8 @@ Steps: ``dump`` extracts the corpus bitcode (``.corpus/P/P.bc``) to compact dump
 (``.corpus-dumps/P.npz`` + ``P.json``, what travels to a GPU machine); ``run`` measures
 extraction, preprocessing and every available backend on the paper's inputs and the corpus,
 checks that all backends agree, and writes ``bench/results/<suite>.{csv,md}`` and plots;
-``report`` writes the tables and plots again from the CSV. The driver lives in the source
+``report`` writes the tables and plots again from the CSV; ``readme`` rewrites the README's
+benchmark tables from the committed CSVs (between ``<!-- bench:NAME -->`` markers). The driver lives in the source
 checkout (``bench/``), not in the installed package; see ``bench/README.md``.
 """
 
