@@ -5,6 +5,7 @@ Usage (from the checkout's root; ``andersen-gpu bench ...`` is the same)::
     python -m bench dump [PROGRAM ...]            # corpus bitcode -> .corpus-dumps/P.npz + P.json
     python -m bench run  [--suite paper corpus] [--backends cpu gpu reference] [PROGRAM ...]
     python -m bench report [--suite corpus]       # tables and plots again from the CSV
+    python -m bench readme                        # README.md's benchmark tables from bench/results/*.csv
 
 ``run`` measures each input in a fresh subprocess (its peak resident memory is the input's
 ``peak_host_mib``): extraction (bitcode inputs), reading, offline preprocessing, then every
@@ -17,6 +18,10 @@ is one, is the same, and writes ``<out-dir>/<suite>.csv``, ``<suite>.md`` and pl
 On a GPU machine, ``--jobs K`` first runs gpu (and reference) input by input, alone on the
 machine, then the cpu backend on K inputs at a time (single-threaded solves on separate cores)
 so that both fit in one call; ``--deadline-s`` stops starting work in time to write the results.
+
+``readme`` rewrites the tables of the top-level README between its ``<!-- bench:NAME -->`` and
+``<!-- /bench:NAME -->`` markers from the committed CSVs (``paper-inputs.csv``, ``corpus.csv``)
+and nothing else (:mod:`bench._readme`); exit status 2 when a CSV or a marker is missing.
 """
 
 from __future__ import annotations
@@ -97,14 +102,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--no-markdown", action="store_true",
                    help="plots only (keep the Markdown that the run wrote, with its command and settings)")
 
+    m = sub.add_parser("readme", help="rewrite README.md's benchmark tables (between <!-- bench:NAME --> markers) "
+                                      "from the CSVs in bench/results")
+    m.add_argument("--readme", type=Path, default=ROOT / "README.md", help="the file to rewrite (default README.md)")
+    m.add_argument("--results-dir", type=Path, default=DEFAULT_OUT,
+                   help="where paper-inputs.csv and corpus.csv are (default bench/results)")
+    m.add_argument("--check", action="store_true",
+                   help="write nothing; exit status 1 when a table differs from what the CSVs give")
+
 
 def run_args(args: argparse.Namespace, argv: list[str] | None = None) -> int:
-    """Run the parsed step; 0 on success, 1 when an input failed or backends disagreed."""
+    """Run the parsed step; 0 on success, 1 when an input failed or backends disagreed (``readme``: 2 when
+    a CSV or marker is missing)."""
     command = "python -m bench " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     if args.bench_command == "dump":
         return cmd_dump(args)
     if args.bench_command == "run":
         return cmd_run(args, command)
+    if args.bench_command == "readme":
+        from bench._readme import cmd_readme
+
+        return cmd_readme(args.readme, args.results_dir, check=args.check)
     return cmd_report(args)
 
 
