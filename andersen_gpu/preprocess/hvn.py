@@ -233,6 +233,21 @@ def _key_slot(tab, a, b):
 
 
 @njit(cache=True)
+def _key_get_or_put(tab, a, b, label):
+    """Label of key (a, b) in ``tab``; a key not there yet is put in with ``label``.
+
+    Returns (label, True when the key was put in). The caller keeps room (``_key_grow``).
+    """
+    slot = _key_slot(tab, a, b)
+    if tab[slot, 2] < 0:
+        tab[slot, 0] = a
+        tab[slot, 1] = b
+        tab[slot, 2] = label
+        return tab[slot, 2], True
+    return tab[slot, 2], False
+
+
+@njit(cache=True)
 def _key_grow(tab):
     """``tab`` rehashed into twice the slots."""
     out = np.full((2 * len(tab), 3), -1, tab.dtype)
@@ -619,14 +634,11 @@ def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_p
                         continue                  # a read through an always-empty pointer reads nothing
                     if 2 * (n_keys + 1) > len(keys):
                         keys = _key_grow(keys)
-                    slot = _key_slot(keys, base, b)
-                    if keys[slot, 2] < 0:
-                        keys[slot, 0] = base
-                        keys[slot, 1] = b
-                        keys[slot, 2] = next_label
+                    got, put = _key_get_or_put(keys, base, b, next_label)
+                    if put:
                         next_label += 1
                         n_keys += 1
-                    buf[m] = keys[slot, 2]
+                    buf[m] = got
                     m += 1
             if is_ind[v]:
                 buf[m] = 1 + n + v
@@ -707,19 +719,12 @@ def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_p
                     b = -1 if e < n_copy + n_load else gep_off[e - n_copy - n_load]
                     if 2 * (n_keys + 2) > len(keys):
                         keys = _key_grow(keys)
-                    slot = _key_slot(keys, old, b)
-                    if keys[slot, 2] < 0:
-                        keys[slot, 0] = old
-                        keys[slot, 1] = b
-                        keys[slot, 2] = next_label
+                    target, put = _key_get_or_put(keys, old, b, next_label)
+                    if put:
                         next_label += 1
                         n_keys += 1
-                    target = keys[slot, 2]
-                    slot = _key_slot(keys, lab, b)
-                    if keys[slot, 2] < 0:
-                        keys[slot, 0] = lab
-                        keys[slot, 1] = b
-                        keys[slot, 2] = target
+                    _, put = _key_get_or_put(keys, lab, b, target)
+                    if put:
                         n_keys += 1
         # nodes with no input at all keep their fixed label (0 or I(v)) from pass 1
         if not any_next or (p > 0 and merged == 0):
