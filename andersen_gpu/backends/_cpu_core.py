@@ -233,6 +233,20 @@ def _edge_push(a, x, pts, plen, dlt, dlen, scratch, ctr):
 
 
 @njit(cache=True)
+def seed_addresses(addr_dst, addr_src, pts, plen, dlt, dlen):
+    """x = &y  ⟹  y ∈ pts(x), and in the delta dlt(x) when it is new there (int64[m] columns)."""
+    for c in range(len(addr_dst)):
+        x = addr_dst[c]
+        p, pl, fresh = bits.add(pts[x], plen[x], addr_src[c])
+        pts[x] = p
+        plen[x] = pl
+        if fresh:
+            d, dl, _ = bits.add(dlt[x], dlen[x], addr_src[c])
+            dlt[x] = d
+            dlen[x] = dl
+
+
+@njit(cache=True)
 def _add_edge(a, x, pts, plen, dlt, dlen, suc, slen, scratch, ctr):
     """Copy edge ``a -> x`` (representatives); a new edge carries all of pts(a)."""
     if a == x:
@@ -386,16 +400,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     g_head, _, g_next = lists[2]
     h_head, _, h_next = lists[3]
 
-    # x = &y  ⟹  y ∈ pts(x)
-    for c in range(len(addr_dst)):
-        x = addr_dst[c]
-        p, pl, fresh = bits.add(pts[x], plen[x], addr_src[c])
-        pts[x] = p
-        plen[x] = pl
-        if fresh:
-            d, dl, _ = bits.add(dlt[x], dlen[x], addr_src[c])
-            dlt[x] = d
-            dlen[x] = dl
+    seed_addresses(addr_dst, addr_src, pts, plen, dlt, dlen)
     for c in range(len(copy_dst)):
         _add_edge(copy_src[c], copy_dst[c], pts, plen, dlt, dlen, suc, slen, scratch, ctr)
 

@@ -67,7 +67,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.typed import List
 
 from . import _cpu_bits as bits
-from ._cpu_core import SCC_GROWTH, _gep_masks, _linked, _merge, _shifted, _topo_collapse, empty_sets, find
+from ._cpu_core import (SCC_GROWTH, _gep_masks, _linked, _merge, _shifted, _topo_collapse, empty_sets, find,
+                        seed_addresses)
 
 ONE = np.uint64(1)
 #: fewer items than this in a level or phase: run them on the calling thread
@@ -626,16 +627,7 @@ def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     no_lists = List()                    # constraints are regrouped after merges (_groups), not moved
     no_lists.append(_linked(n, np.zeros(0, np.int64)))
 
-    # x = &y  ⟹  y ∈ pts(x)
-    for c in range(len(addr_dst)):
-        x = addr_dst[c]
-        p, pl, fresh = bits.add(pts[x], plen[x], addr_src[c])
-        pts[x] = p
-        plen[x] = pl
-        if fresh:
-            d, dl, _ = bits.add(dlt[x], dlen[x], addr_src[c])
-            dlt[x] = d
-            dlen[x] = dl
+    seed_addresses(addr_dst, addr_src, pts, plen, dlt, dlen)
     # y --copy--> x: y ∈ pre[x] (pts(y) is all delta still, so no full pull is owed)
     for c in range(len(copy_dst)):
         if copy_src[c] != copy_dst[c]:
