@@ -52,13 +52,18 @@ def _valid_hcd_pairs(cs: ConstraintSet, sol: Solution) -> list[tuple[int, int]]:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=16), st.data())
 def test_online_hcd_merges_keep_the_solution(cs, data):
+    _assert_same_with_drawn_hcd(cs, data)
+
+
+def _assert_same_with_drawn_hcd(cs, data, **options):
+    """Draw 1-6 sound HCD pairs for ``cs`` and compare with the reference, with and without preprocessing."""
     pairs = _valid_hcd_pairs(cs, reference.solve(cs))
     if not pairs:
         return
     chosen = data.draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=6))
     with_hcd = cs.replace(hcd_ptr=[p for p, _ in chosen], hcd_target=[t for _, t in chosen])
     for pre in (True, False):
-        _assert_same(with_hcd, preprocess=pre)
+        _assert_same(with_hcd, preprocess=pre, **options)
 
 
 def test_word_boundaries_and_offsets():
@@ -125,13 +130,7 @@ def test_parallel_matches_reference_larger_without_preprocessing(cs):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=16), st.data())
 def test_parallel_online_hcd_merges_keep_the_solution(cs, data):
-    pairs = _valid_hcd_pairs(cs, reference.solve(cs))
-    if not pairs:
-        return
-    chosen = data.draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=6))
-    with_hcd = cs.replace(hcd_ptr=[p for p, _ in chosen], hcd_target=[t for _, t in chosen])
-    for pre in (True, False):
-        _assert_same(with_hcd, preprocess=pre, threads=2)
+    _assert_same_with_drawn_hcd(cs, data, threads=2)
 
 
 def test_parallel_wide_levels():
