@@ -96,24 +96,35 @@ __device__ int new_copy_edges(Pool& p, const Heads& h, u32 x, const u32* __restr
             u32 y = rep[w];
             if (at < succ_cap) succ_pairs[at] = (u64)(y == x ? NIL : y) << 32 | x;
         }
+        // every lane looks up the source of its lowest bit (rep, class, P: three dependent
+        // loads, paid once per up to 30 sources), then the warp batches them one by one
         for (;;) {
-            u32 any = __ballot_sync(FULL_MASK, m != 0);
-            if (!any) break;
-            int l = __ffs(any) - 1;
-            u32 wv = __shfl_sync(FULL_MASK, m, l);
-            u32 b = __ffs(wv) - 1;
-            if (lane == (u32)l) m &= m - 1;
-            u32 y = rep[cbase * ELEM_BITS + (l - 1) * 32 + b];
-            if (y == x) continue;
-            // with P classes, sources with equal P are one source (unioned once per node)
-            u32 key = use_pcls ? pcls[y] : y;
-            u32 src = h.P[key];
-            if (src == NIL || seen_before(seen, key)) continue;
-            if (lane == nb) batch = src;
-            if (++nb == 32) {
-                if (union_many(p, &h.N[x], batch, known, NIL, CTL_OVF_RULES) < 0) return -1;
-                batch = NIL;
-                nb = 0;
+            const bool has = m != 0;
+            if (!__any_sync(FULL_MASK, has)) break;
+            u32 key = NIL, src = NIL;
+            if (has) {
+                u32 b = __ffs(m) - 1;
+                m &= m - 1;
+                u32 y = rep[cbase * ELEM_BITS + (lane - 1) * 32 + b];
+                if (y != x) {
+                    // with P classes, sources with equal P are one source (unioned once per node)
+                    key = use_pcls ? pcls[y] : y;
+                    src = h.P[key];
+                }
+            }
+            u32 cand = __ballot_sync(FULL_MASK, src != NIL);
+            while (cand) {
+                int l = __ffs(cand) - 1;
+                cand &= cand - 1;
+                u32 k = __shfl_sync(FULL_MASK, key, l);
+                u32 s = __shfl_sync(FULL_MASK, src, l);
+                if (seen_before(seen, k)) continue;
+                if (lane == nb) batch = s;
+                if (++nb == 32) {
+                    if (union_many(p, &h.N[x], batch, known, NIL, CTL_OVF_RULES) < 0) return -1;
+                    batch = NIL;
+                    nb = 0;
+                }
             }
         }
         e = cnext;

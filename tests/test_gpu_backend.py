@@ -43,6 +43,8 @@ def test_random_sets_match_reference(cs):
 @given(constraint_sets(max_nodes=40, max_constraints=80))
 def test_random_sets_with_set_classes(cs):
     assert_same(cs, set_classes=True, ptr_eq_min_changed=0)
+    # the hash-sort classes instead of the class table
+    assert_same(cs, set_classes=True, ptr_eq_min_changed=0, class_table=False)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -51,6 +53,20 @@ def test_random_sets_pool_growth_and_no_ptr_eq(cs):
     # a one-element pool forces every kernel through the grow-and-run-again path
     assert_same(cs, capacity=1, pointer_equivalence=False, filter_known=False)
     assert_same(cs, capacity=1, ptr_eq_min_changed=0)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
+def test_random_sets_pool_growth_through_host(cs):
+    # every growth copies the pool out to host memory, frees it, and copies it back: the path
+    # taken when the old and the new pool do not fit on the device side by side
+    from unittest import mock
+
+    from andersen_gpu.backends import _gpu_pool
+    grow = _gpu_pool.DevicePool.grow
+    with mock.patch.object(_gpu_pool.DevicePool, "grow",
+                           lambda self, top: grow(self, top, stage_through_host=True)):
+        assert_same(cs, capacity=1, ptr_eq_min_changed=0)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -141,6 +157,16 @@ def test_stats_are_filled():
     assert st.notes["final_edges"] == 1 + 1 + 2 + 1 + 1  # 2,3,4(x2),0→{1},5→{1}
 
 
+def test_trace_has_one_entry_per_round():
+    cs = ConstraintSet.from_lists(6, obj_size={0: 1, 1: 1}, addr=[(2, 0), (3, 1)], copy=[(4, 2), (4, 3)],
+                                  store=[(2, 3)], load=[(5, 2)])
+    got = gpu_solve(cs, trace=True)
+    assert got == reference.solve(cs)
+    trace = got.stats.notes["trace"]
+    assert len(trace) == got.stats.iterations
+    assert all(r["changed"] > 0 and "rules" in r for r in trace)
+
+
 def _dump(name: str):
     import sys
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -153,8 +179,9 @@ def _dump(name: str):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("options", [dict(set_classes=False), dict(), dict(device_graph=False),
-                                     dict(hcd=True), dict(hcd=True, cycles=True, cycle_period=1)],
-                         ids=["plain", "set_classes", "host_graph", "hcd", "hcd_cycles"])
+                                     dict(hcd=True), dict(hcd=True, cycles=True, cycle_period=1),
+                                     dict(class_table=False, ptr_eq_min_changed=0)],
+                         ids=["plain", "set_classes", "host_graph", "hcd", "hcd_cycles", "sort_classes"])
 @pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
 def test_paper_reference_solutions(name, options):
     cs, ref = _dump(name)

@@ -12,14 +12,11 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-import kernels_cu
-
-from ._gpu_pool import BLOCK, DevicePool, compile_options, persistent_grid
+from ._gpu_pool import BLOCK, DevicePool, module, persistent_grid
 
 
-@cupy.memoize(for_each_device=True)
 def _module():
-    return cupy.RawModule(code=kernels_cu.source("copy_edges.cu"), options=compile_options())
+    return module("copy_edges.cu")
 
 
 def emit_active_edges(g, D: cupy.ndarray, succ: cupy.ndarray, cls: cupy.ndarray, use_cls: bool,

@@ -30,19 +30,16 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-import kernels_cu
-
 from . import _gpu_sets
 from ._gpu_pool import (BLOCK, CTL_CHANGED, CTL_NACTIVE, CTL_NPAIRS, CTL_NSUCC, CTL_OVF_RULES,
-                        CTL_TOP, NIL, DevicePool, compile_options, persistent_grid)
+                        CTL_TOP, NIL, DevicePool, module, persistent_grid)
 
 CTL_MERGE_FILL = 14  # must match kernels_cu/merge.cu
 _LOW = np.uint64(0xFFFFFFFF)
 
 
-@cupy.memoize(for_each_device=True)
 def _module():
-    return cupy.RawModule(code=kernels_cu.source("merge.cu"), options=compile_options())
+    return module("merge.cu")
 
 
 def _split(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -30,6 +30,12 @@ def compile_options() -> tuple[str, ...]:
     return ("-std=c++17", f"-I{kernels_cu.DIRECTORY}")
 
 
+@cupy.memoize(for_each_device=True)
+def module(name: str) -> cupy.RawModule:
+    """The RawModule of kernel file ``name`` (compiled on first use, per device)."""
+    return cupy.RawModule(code=kernels_cu.source(name), options=compile_options())
+
+
 _GRID: dict[int, int] = {}
 
 
@@ -70,23 +76,61 @@ class DevicePool:
         """The (pool_w, ctl, cap) kernel arguments."""
         return (self.words, self.ctl, np.uint32(self.cap))
 
-    def grow(self, top: int) -> None:
+    def grow(self, top: int, stage_through_host: bool = False) -> None:
         """Reallocate to at least twice the capacity and continue.
 
         ``top`` is the bump pointer the kernels left (it may run past ``cap`` after failed
         requests); it is reset to the old capacity, the first element nothing used.
+
+        The used part is copied on the device when the old and the new pool fit side by side.
+        When they do not (or ``stage_through_host``, for tests), it is copied to host memory,
+        the old pool is freed, and the new one is allocated alone (twice the pool, else the
+        least the kernels asked for plus an eighth): the pool can then grow to nearly all of the
+        device's memory, where a 52 GiB pool could not double beside itself on a 139 GiB H200,
+        at the cost of two host copies. Only when even that fails, MemoryError.
         """
         old = self.cap
         new_cap = max(2 * old, int(top) + old // 2 + 1)
         if new_cap >= 2**32 - 1:
             raise MemoryError(f"points-to pool would need {new_cap:,} elements (over 2^32)")
-        try:
-            words = cupy.empty(new_cap * ELEM_WORDS, dtype=cupy.uint32)
-        except cupy.cuda.memory.OutOfMemoryError as exc:
-            raise MemoryError(f"device out of memory growing the points-to pool to "
-                              f"{new_cap * ELEM_BYTES / 2**30:.1f} GiB: {exc}") from None
-        words[: old * ELEM_WORDS] = self.words
+        words = None
+        if not stage_through_host:
+            try:
+                words = cupy.empty(new_cap * ELEM_WORDS, dtype=cupy.uint32)
+            except cupy.cuda.memory.OutOfMemoryError:
+                pass
+        if words is not None:
+            words[: old * ELEM_WORDS] = self.words
+        else:
+            # at least what the kernels asked for, if twice the pool does not fit
+            words, new_cap = self._grow_through_host(old, (new_cap, max(int(top) + old // 8 + 1, old + old // 4)))
         self.words = words
         self.cap = new_cap
         self.ctl[CTL_TOP] = min(int(top), old)
         self.growths += 1
+
+    def _grow_through_host(self, old: int, caps: tuple[int, int]):
+        """(array, capacity): the pool's first ``old`` elements in a new device array of the
+        first capacity in ``caps`` that can be allocated, staged through host memory so that
+        the old pool is freed before the new one exists."""
+        new_cap = caps[0]
+        try:
+            host = cupy.asnumpy(self.words[: old * ELEM_WORDS])
+        except MemoryError:
+            raise MemoryError(f"device out of memory growing the points-to pool to "
+                              f"{new_cap * ELEM_BYTES / 2**30:.1f} GiB, and no host memory to stage "
+                              f"its {old * ELEM_BYTES / 2**30:.1f} GiB through") from None
+        self.words = None
+        cupy.get_default_memory_pool().free_all_blocks()
+        for cap in caps:
+            try:
+                words = cupy.empty(cap * ELEM_WORDS, dtype=cupy.uint32)
+                break
+            except cupy.cuda.memory.OutOfMemoryError as exc:
+                failure = exc
+        else:
+            raise MemoryError(f"device out of memory growing the points-to pool to "
+                              f"{caps[-1] * ELEM_BYTES / 2**30:.1f} GiB (even with the old pool freed): "
+                              f"{failure}") from None
+        words[: old * ELEM_WORDS].set(host)
+        return words, cap

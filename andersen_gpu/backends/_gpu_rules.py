@@ -12,14 +12,11 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-import kernels_cu
-
-from ._gpu_pool import BLOCK, DevicePool, compile_options, persistent_grid
+from ._gpu_pool import BLOCK, DevicePool, module, persistent_grid
 
 
-@cupy.memoize(for_each_device=True)
 def _module():
-    return cupy.RawModule(code=kernels_cu.source("rules.cu"), options=compile_options())
+    return module("rules.cu")
 
 
 def apply_rules(g, heads, pairs: cupy.ndarray, succ_pairs: cupy.ndarray, pool: DevicePool,

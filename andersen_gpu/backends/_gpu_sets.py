@@ -3,8 +3,10 @@
 ``classes`` numbers the distinct lists of a set of nodes: list_hash (one warp per node, a
 grid-stride over ``nodes``) writes hash and bit count per node; ``cupy.argsort`` orders nodes
 by hash; mark_classes (one warp per position) writes 1 where a new class begins, comparing
-lists exactly; ``cupy.cumsum`` numbers the classes. ``expand`` (one warp per set) writes the
-ids of the chosen lists, ascending, into a CSR.
+lists exactly; ``cupy.cumsum`` numbers the classes. ``class_table`` gives each node a leader
+of its class in one kernel (an open-addressing table of hashes, exact comparisons on a tag
+match; no sort, no prefix sum): what the solver loop uses every round. ``expand`` (one warp per
+set) writes the ids of the chosen lists, ascending, into a CSR.
 """
 
 from __future__ import annotations
@@ -14,14 +16,11 @@ from dataclasses import dataclass
 import cupy
 import numpy as np
 
-import kernels_cu
-
-from ._gpu_pool import BLOCK, compile_options, persistent_grid
+from ._gpu_pool import BLOCK, NIL, module, persistent_grid
 
 
-@cupy.memoize(for_each_device=True)
 def _module():
-    return cupy.RawModule(code=kernels_cu.source("sets.cu"), options=compile_options())
+    return module("sets.cu")
 
 
 @dataclass
@@ -65,6 +64,41 @@ def class_leaders(nodes: cupy.ndarray, cl: Classes, n_classes: int) -> cupy.ndar
     leaders = cupy.empty(n_classes + 1, cupy.uint32)
     leaders[slot] = nodes[cl.order]
     return leaders[:n_classes]
+
+
+class ClassTable:
+    """The slot table of :func:`class_table`, kept between calls (uint64, a power of two)."""
+
+    def __init__(self):
+        self.table = cupy.empty(0, cupy.uint64)
+
+    def __call__(self, nodes: cupy.ndarray, heads: cupy.ndarray, pool_words: cupy.ndarray,
+                 cls: cupy.ndarray, member: cupy.ndarray | None = None, stamp: int = 0) -> None:
+        """cls[x] = a node of ``nodes`` (uint32[k]) whose list ``heads[]`` equals ``heads[x]``,
+        x itself for an empty list; written for every x in ``nodes``, or with ``member`` only
+        for those with member[x] == stamp (and the leaders are among them). Two launches (a
+        memset and the kernel), no synchronisation."""
+        k = int(nodes.size)
+        if k == 0:
+            return
+        size = 1 << max(10, (2 * k - 1).bit_length())   # at least 2k slots: probes stay short
+        if self.table.size != size:
+            self.table = cupy.empty(size, cupy.uint64)
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memsetAsync(self.table.data.ptr, 0xFF, self.table.nbytes, stream.ptr)
+        # cls: of every x in nodes (of those with member[x] == stamp); table: claimed slots
+        _module().get_function("class_table")((persistent_grid(),), (BLOCK,), (
+            nodes, np.uint32(k), heads, pool_words, self.table, np.uint32(size - 1), cls,
+            member if member is not None else cls, np.uint32(stamp if member is not None else NIL)))
+
+    @staticmethod
+    def mark(nodes: cupy.ndarray, heads: cupy.ndarray, rep: cupy.ndarray, pool_words: cupy.ndarray,
+             member: cupy.ndarray, stamp: int) -> None:
+        """member[rep z] = stamp for every z in the lists heads[x], x in ``nodes``."""
+        if nodes.size:
+            # member: stamp at rep z for every z of the lists
+            _module().get_function("mark_members")((persistent_grid(),), (BLOCK,), (
+                nodes, np.uint32(nodes.size), heads, rep, pool_words, member, np.uint32(stamp)))
 
 
 def expand(leaders: cupy.ndarray, heads: cupy.ndarray, pool_words: cupy.ndarray,

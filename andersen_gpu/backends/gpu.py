@@ -6,8 +6,10 @@ Edges are stored inverted so that the warp of node x writes only x's lists; one 
 representative node, handed out by atomic counters. A round, semi-naive over the deltas
 ΔP / Δc⁻¹ of the last round only:
 
-1. pointer equivalence (``sets.cu``): classes of equal ΔP by hash, CuPy sort, exact compare
-   of neighbours, CuPy prefix sum;
+1. pointer equivalence (``sets.cu``): classes of equal ΔP in one kernel, through a hash
+   table whose slots are taken only after an exact comparison of the lists (the hash-sort of
+   seed 002 -- hash, CuPy sort, exact compare of neighbours, CuPy prefix sum -- stays behind
+   ``class_table=False``); likewise the classes of equal P of the sources of new copy edges;
 2. Copy⁻¹ over old edges (``copy_edges.cu``): every y with ΔP(y) ≠ ∅ emits (x, class(y)) for
    its successors x; CuPy sorts them; one warp per x merges the ΔP of each class once;
 3. the per-node rules (``rules.cu``): Copy⁻¹ over the new edges Δc⁻¹ (all of P(y)), Load⁻¹,
@@ -130,18 +132,32 @@ class _DeviceGraph:
                 setattr(self, name, cupy.zeros(1, cupy.uint32))
 
 
+_EVENTS: list = []   # CUDA events reused by every solve (creating two per timed call cost more)
+
+
 class _Timer:
-    """CUDA-event timing per kernel name; read once at the end (no syncs in between)."""
+    """CUDA-event timing per kernel name; read once at the end (no syncs in between).
+
+    Events come from the module's ``_EVENTS``, reused from solve to solve (a solve reads its
+    marks before it returns)."""
 
     def __init__(self, cupy, enabled: bool):
         self.cupy, self.enabled, self.marks = cupy, enabled, []
+        self.used = 0
+
+    def _event(self):
+        if self.used == len(_EVENTS):
+            _EVENTS.append(self.cupy.cuda.Event())
+        self.used += 1
+        return _EVENTS[self.used - 1]
 
     def run(self, name: str, fn, *args, **kw):
         if not self.enabled:
             return fn(*args, **kw)
-        a, b = self.cupy.cuda.Event(), self.cupy.cuda.Event()
+        a = self._event()
         a.record()
         out = fn(*args, **kw)
+        b = self._event()
         b.record()
         self.marks.append((name, a, b))
         return out
@@ -167,7 +183,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
           ptr_eq_min_changed: int = 256, filter_known: bool = True, set_classes: bool = True,
           device_graph: bool = True, dedupe_pairs: bool | None = None, hcd: bool = False,
           cycles: bool = False, cycle_period: int = 4, capacity: int | None = None,
-          timing: bool = True,
+          class_table: bool = True, timing: bool = True, trace: bool = False,
           max_iterations: int | None = None) -> Solution:
     """Least solution of ``cs`` on the GPU.
 
@@ -184,8 +200,9 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         Leave out of the next deltas what the node already has while applying the rules
         (walks P and c⁻¹ of the node); otherwise the update kernel does it alone.
     set_classes : bool
-        Each round, group the nodes by equal P (hash-sort, exact compare) so that the new copy
-        edges made by loads and stores pull each distinct P once per target. On by default:
+        Each round, group the nodes by equal P (with ``class_table`` only the sources of the
+        round's new copy edges; else all, by hash-sort; exact compare either way) so that the
+        new copy edges made by loads and stores pull each distinct P once per target. On by default:
         on the H200 it cut the rules kernel from 1537 to 59 ms on vim and from 28.4 to 1.6 s on
         linux, exact on ex, gcc, perl, vim and the hypothesis cases (device run 7).
     device_graph : bool
@@ -202,8 +219,16 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         components of the copy edges whose ends have equal P (``_gpu_merge``).
     capacity : int, optional
         Initial pool capacity in elements (default: from the input's size); the pool grows.
+    class_table : bool
+        Compute the per-round classes (``pointer_equivalence``, ``set_classes``) with one
+        hash-table kernel (``_gpu_sets.ClassTable``: two launches, no sort) instead of the
+        hash-sort of ``_gpu_sets.classes`` (about fifteen launches and a sort per use).
     timing : bool
         Time every kernel with CUDA events (``stats.kernel_ms``).
+    trace : bool
+        Record per round (``stats.notes["trace"]``) the counts the host read, the longest
+        runs of equal keys among the sorted pairs and, with ``timing``, each kernel's
+        milliseconds (extra synchronisations: for diagnosis, not for timing).
     max_iterations : int, optional
         Stop with RuntimeError after this many rounds (a guard for experiments).
 
@@ -270,6 +295,9 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
     pcls = cupy.arange(max(n, 1), dtype=cupy.uint32) if set_classes or cycles else None
     timer = _Timer(cupy, timing)
     ctl = pool.ctl
+    table = _gpu_sets.ClassTable() if class_table else None
+    # member[y] == round: y is a source of a new copy edge this round (its set class is read)
+    member = cupy.full(max(n, 1), NIL, cupy.uint32) if table is not None and set_classes else None
 
     def read_ctl() -> np.ndarray:
         note_peak()
@@ -305,6 +333,11 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
             c = read_ctl()
         return c
 
+    def clear_counts() -> None:
+        # ctl[CTL_CHANGED:] = 0 by one memset (an elementwise kernel costs more to launch)
+        cupy.cuda.runtime.memsetAsync(ctl.data.ptr + 8 * CTL_CHANGED, 0, 8 * (ctl.size - CTL_CHANGED),
+                                      cupy.cuda.get_current_stream().ptr)
+
     def room(buf: cupy.ndarray, need: int) -> cupy.ndarray:
         return buf if need <= buf.size else cupy.empty(max(need, 2 * buf.size), cupy.uint64)
 
@@ -316,6 +349,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
     store_pairs, succ_pairs, active_pairs = (cupy.empty(1, cupy.uint64) for _ in range(3))
     iterations, total_pairs, total_active, ptr_eq_rounds = 0, 0, 0, 0
     delta_bits = int(c[CTL_DELTA_BITS])
+    rounds: list[dict] = []
     while c[CTL_CHANGED]:
         if max_iterations is not None and iterations >= max_iterations:
             raise RuntimeError(f"gpu solver did not converge in {max_iterations} rounds")
@@ -329,27 +363,42 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         store_pairs, succ_pairs = room(store_pairs, npairs), room(succ_pairs, nsucc)
         active_pairs = room(active_pairs, nactive)
         use_cls = pointer_equivalence and int(c[CTL_CHANGED]) >= ptr_eq_min_changed
+        if trace:
+            rounds.append(dict(changed=int(c[CTL_CHANGED]), nactive=nactive, npairs=npairs,
+                               nsucc=nsucc, ptr_eq=bool(use_cls), mark=len(timer.marks)))
         if use_cls:
             ptr_eq_rounds += 1
-            cl = timer.run("ptr_eq", _gpu_sets.classes, g.nodes, D, pool.words)
-            # cls[y]: the first node (in hash order) whose ΔP equals ΔP(y)
-            leaders = timer.run("ptr_eq", _gpu_sets.class_leaders, g.nodes, cl, g.n_work)
-            cls[g.nodes[cl.order]] = leaders[cl.seg]
+            if table is not None:
+                # cls[y]: a node whose ΔP equals ΔP(y)
+                timer.run("ptr_eq", table, g.nodes, D, pool.words, cls)
+            else:
+                cl = timer.run("ptr_eq", _gpu_sets.classes, g.nodes, D, pool.words)
+                # cls[y]: the first node (in hash order) whose ΔP equals ΔP(y)
+                leaders = timer.run("ptr_eq", _gpu_sets.class_leaders, g.nodes, cl, g.n_work)
+                cls[g.nodes[cl.order]] = leaders[cl.seg]
         if set_classes and nsucc and not (merger is not None and merger.pcls_fresh):
-            # pcls[y]: the first node (in hash order) whose P equals P(y)
-            pc = timer.run("set_classes", _gpu_sets.classes, g.nodes, P, pool.words)
-            pleaders = timer.run("set_classes", _gpu_sets.class_leaders, g.nodes, pc, g.n_work)
-            pcls[g.nodes[pc.order]] = pleaders[pc.seg]
+            if table is not None:
+                # pcls[y]: a node whose P equals P(y), for the sources y of new copy edges
+                timer.run("set_classes", table.mark, g.nodes, DC, g.rep, pool.words, member, iterations)
+                timer.run("set_classes", table, g.nodes, P, pool.words, pcls, member, iterations)
+            else:
+                # pcls[y]: the first node (in hash order) whose P equals P(y)
+                pc = timer.run("set_classes", _gpu_sets.classes, g.nodes, P, pool.words)
+                pleaders = timer.run("set_classes", _gpu_sets.class_leaders, g.nodes, pc, g.n_work)
+                pcls[g.nodes[pc.order]] = pleaders[pc.seg]
         while True:
-            ctl[CTL_CHANGED:] = 0
-            # active_pairs: (x, class of y) for y →c x with ΔP(y) ≠ ∅, sorted by x
-            timer.run("copy_edges", _gpu_copy_edges.emit_active_edges, g, D, succ, cls, use_cls,
-                      active_pairs, nactive, pool)
+            clear_counts()
             if nactive:
+                # active_pairs: (x, class of y) for y →c x with ΔP(y) ≠ ∅, sorted by x
+                # (none when the update counted none: succ has not changed since)
+                timer.run("copy_edges", _gpu_copy_edges.emit_active_edges, g, D, succ, cls, use_cls,
+                          active_pairs, nactive, pool)
                 view = active_pairs[:nactive]
                 timer.run("sort", view.sort)
                 timer.run("copy_edges", _gpu_copy_edges.apply_copy_pairs, view, nactive, P, D, N,
                           filter_known, pool)
+                if trace:
+                    rounds[-1]["active_run"] = _longest_run(view)
             timer.run("rules", _gpu_rules.apply_rules, g, heads, store_pairs[:max(npairs, 1)],
                       succ_pairs[:max(nsucc, 1)], pool, filter_known, pcls if set_classes else None)
             for buf, count, dst in ((store_pairs, npairs, NC), (succ_pairs, nsucc, succ)):
@@ -363,6 +412,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                         count = int(view.size)
                     timer.run("insert_pairs", _gpu_insert_pairs.insert_pairs, view, count, dst, pool,
                               CTL_OVF_RULES)
+                    if trace:
+                        rounds[-1]["store_run" if dst is NC else "succ_run"] = _longest_run(view)
             c = update(False)
             if not c[CTL_OVF_RULES]:
                 break
@@ -407,12 +458,28 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                  delta_bits=delta_bits, ptr_eq_rounds=ptr_eq_rounds, representatives=g.n_work)
     if merger is not None:
         notes.update(merger.notes())
+    if trace:
+        ends = [r["mark"] for r in rounds[1:]] + [len(timer.marks)]
+        for r, end in zip(rounds, ends):
+            ms: dict[str, float] = {}
+            for name, a, b in timer.marks[r.pop("mark"):end]:
+                ms[name] = round(ms.get(name, 0.0) + cupy.cuda.get_elapsed_time(a, b), 3)
+            r.update(ms)
+        notes["trace"] = rounds
     if timing:
-        notes["rules_ms_per_call"] = [round(t, 2) for t in timer.per_call("rules")]
+        for name in ("rules", "ptr_eq", "set_classes"):
+            notes[f"{name}_ms_per_call"] = [round(t, 2) for t in timer.per_call(name)]
     sol.stats = SolveStats(backend="gpu", device=dev_name, iterations=iterations,
                            solve_ms=(t_solved - t0) * 1e3, kernel_ms=timer.totals(), pool_bytes=pool.nbytes,
                            peak_device_bytes=peak[0] - base_used, notes=notes)
     return sol
+
+
+def _longest_run(view) -> list[int]:
+    """[longest run of one key, distinct keys] in sorted uint64 pairs (key << 32 | value)."""
+    import cupy
+    _, counts = cupy.unique(view >> np.uint64(32), return_counts=True)
+    return [int(counts.max()), int(counts.size)]
 
 
 def _unique_sorted(view):
