@@ -14,8 +14,13 @@ ROOT = Path(__file__).resolve().parent.parent
 def commit() -> str:
     """Short hash of HEAD, with ``+dirty`` when the working tree has uncommitted changes.
 
-    Falls back to ``$ANDERSEN_COMMIT`` (for a copy of the tree without ``.git``), else "unknown".
+    ``$ANDERSEN_COMMIT``, when set, is taken as is: for a tree exported with ``git archive``
+    (into a git-ignored folder of another checkout, or a device copy whose ``.git`` is not the
+    exported commit's), where git would name the surrounding checkout instead. Without it and
+    without git: "unknown".
     """
+    if os.environ.get("ANDERSEN_COMMIT"):
+        return os.environ["ANDERSEN_COMMIT"]
     try:
         head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, check=True, timeout=30).stdout.strip()

@@ -130,11 +130,8 @@ def write(rows: list[dict], args, argv) -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(out.with_suffix(".csv"), index=False)
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True).stdout.strip()
-    except OSError:
-        commit = "?"
+    from bench._env import commit as head_commit
+    commit = head_commit()
     cols_a = ["program", "instructions", "functions", "accesses", "unknown_accesses", "annotated_accesses",
               "analysis_s", "annotate_s", "bytes_in", "bytes_out", "growth_pct", "md_nodes", "scopes"]
     cols_b = ["program", "sample_functions", "sample_loads_stores", "pairs", "noalias_basic", "noalias_scoped",

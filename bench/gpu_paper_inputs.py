@@ -18,10 +18,8 @@ separately (``copy_back_ms``). The median of ``--repeat`` runs after one warm-up
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._env import commit  # noqa: E402
 from constraints.model import ConstraintSet  # noqa: E402
 
 PROGRAMS = ("ex", "gcc", "perl", "vim", "svn", "python", "nh", "gs", "gdb", "php", "pine", "mplayer",
@@ -77,14 +76,6 @@ def cmd_dump(args) -> int:
     return 0
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except Exception:
-        return os.environ.get("ANDERSEN_COMMIT", "unknown")
-
-
 def _time_backend(name: str, backend: str, cs: ConstraintSet, repeat: int, ref, out_rows: list,
                   options: dict) -> object:
     from andersen_gpu.solve import solve
@@ -101,7 +92,7 @@ def _time_backend(name: str, backend: str, cs: ConstraintSet, repeat: int, ref, 
     st = sols[-1].stats
     row = dict(input=name, backend=backend, preprocess=options.get("preprocess", True),
                options=";".join(f"{k}={v}" for k, v in sorted(options.items())),
-               device=st.device if st else "", commit=_commit(),
+               device=st.device if st else "", commit=commit(),
                solve_ms_median=round(statistics.median(times), 2), solve_ms_min=round(min(times), 2),
                runs=repeat, agrees=agrees, deterministic=deterministic,
                iterations=st.iterations if st else 0, copy_back_ms=round(statistics.median(backs), 2),
@@ -163,7 +154,7 @@ def cmd_time(args) -> int:
                 sols.setdefault(backend, sol)
             except Exception as exc:  # keep timing the other inputs; record the failure
                 print(f"{name} {backend}: FAILED {exc.__class__.__name__}: {exc}", flush=True)
-                rows.append(dict(input=name, backend=backend, commit=_commit(), agrees="error",
+                rows.append(dict(input=name, backend=backend, commit=commit(), agrees="error",
                                  error=f"{exc.__class__.__name__}: {exc}"))
         if ref is None and "cpu" in sols and "gpu" in sols:
             same = sols["gpu"] == sols["cpu"]
@@ -207,7 +198,7 @@ def _write(rows: list[dict], args, final: bool = False) -> None:
              f"Command: `PYTHONPATH=. python3 bench/gpu_paper_inputs.py time --repeat {args.repeat}"
              f"{' --cpu' if args.cpu else ''}{' --no-preprocess' if args.no_preprocess else ''}"
              f"{' --no-set-classes' if args.no_set_classes else ''}`; "
-             f"machine: {platform.node()}; commit {_commit()}.\n",
+             f"machine: {platform.node()}; commit {commit()}.\n",
              markdown_table(df.drop(columns=[c for c in ("kernel_ms",) if c in df])) + "\n"]
     if len(gpu):
         speedups = [ORIGINAL_MS[r.input] / r.solve_ms_median for r in gpu.itertuples() if r.input in ORIGINAL_MS]
