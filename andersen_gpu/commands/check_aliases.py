@@ -57,9 +57,15 @@ def check_program(path: str, backend: str, clang_flags=(), announce=lambda messa
     """
     from constraints.llvm import extract_with_stats
 
+    cs, stats = extract_with_stats([path], clang_flags=clang_flags)
+    return check_extracted(path, cs, stats, backend, announce)
+
+
+def check_extracted(path: str, cs, stats, backend: str, announce=lambda message: None) -> list[dict]:
+    """:func:`check_program` on a program already extracted: ``cs`` and ``stats`` are what
+    :func:`constraints.llvm.extract_with_stats` returned for ``path`` (its ``alias_checks``)."""
     from ..solve import solve
 
-    cs, stats = extract_with_stats([path], clang_flags=clang_flags)
     if not stats.alias_checks:
         return []
     sol = solve(cs, backend=backend, announce=announce)
