@@ -13,6 +13,11 @@ argument of function ``f``), ``*f:%x`` (the object of an ``alloca`` or an
 allocation call), ``@f`` (a function, whose slots are ``@f#ret``,
 ``@f#argK`` and ``@f#va``); ``locations`` holds ``file:line`` where the
 bitcode has debug information.
+
+For one ``.bc`` file, :func:`extract_with_stats` lets the ``read_bitcode``
+helper extract the constraints in C++ (:mod:`.fast_extract`, the same result
+as the Python extractor on the module's text, which stays the fallback and
+the reference); ``ANDERSEN_FAST_EXTRACT=0`` always takes the text path.
 """
 
 from __future__ import annotations
@@ -53,9 +58,11 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     ----------
     paths : ``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp`` files (linked together)
     clang_flags : extra flags for compiling sources (``-I``, ``-D``)
-    progress : optional tqdm-like factory for a progress bar
+    progress : optional tqdm-like factory for a progress bar (of the Python
+        extractor: none is shown when ``read_bitcode`` extracts the constraints)
     record_sites : also record every memory-access site (loads, stores, memory
-        intrinsics, calls) in ``stats.access_sites``
+        intrinsics, calls) in ``stats.access_sites`` (always through the Python
+        extractor)
 
     Returns
     -------
@@ -70,12 +77,18 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     """
     import time
 
-    from .inputs import module_text
+    from . import fast_extract
+    from .inputs import module_text, read_module
 
     t0 = time.perf_counter()
-    text, names = module_text(paths, clang_flags)
+    # access sites are recorded by the Python extractor only, so they need the text
+    module, names = module_text(paths, clang_flags) if record_sites else read_module(paths, clang_flags)
     t1 = time.perf_counter()
-    cs, stats = extract_text(text, names, progress, record_sites)
+    if isinstance(module, fast_extract.ExtractedModule):
+        cs, stats = fast_extract.load(module, names)
+        stats.seconds = {"read": t1 - t0, "build": time.perf_counter() - t1}
+        return cs, stats
+    cs, stats = extract_text(module, names, progress, record_sites)
     stats.seconds = {"read": t1 - t0, **stats.seconds}
     return cs, stats
 

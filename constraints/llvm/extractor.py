@@ -41,6 +41,11 @@ The model (DESIGN.md, "The constraint model"):
   ``landingpad`` reads;
 * ``va_start`` points the ``va_list`` at the function's ``@f#va`` slot, which
   receives every variadic actual.
+
+``reader/extract.cpp`` applies the same rules to LLVM's objects inside
+``read_bitcode`` (the fast path for one ``.bc``, :mod:`.fast_extract`); this
+module is its reference: a rule changed here must change there too, and
+tests/test_fast_extract.py checks that both give the same constraint set.
 """
 
 from __future__ import annotations
@@ -351,8 +356,9 @@ class ModuleExtractor:
         """Pass 2: global initializers, then every function body."""
         # a global whose address becomes an integer in any constant (member
         # function pointers, tagged tables) escapes, wherever that constant is
+        # (in the order the text names them first: node ids must not depend on set order)
         text = self.text_for_scan()
-        for name in set(_PTRTOINT_GLOBAL.findall(text)):
+        for name in dict.fromkeys(_PTRTOINT_GLOBAL.findall(text)):
             if name in self.global_val or name in self.funcs or name in self.aliases:
                 self.escape(self.global_node(name))
         # literal struct types indexed by a gep (``{ ptr, ptr }``) lay out memory

@@ -10,7 +10,10 @@ code, the fastest first (bench/extract_speed.py):
   LLVM's bitcode reader and printer, without the debug-info verifier and
   without the debug metadata the extractor never reads (``#dbg_value``
   records, columns); the constraints are the same as from ``llvm-dis-19``'s
-  text. Without ``g++`` and LLVM 19's headers (Debian: ``llvm-19-dev``) it is
+  text. :func:`read_module` goes one step further: ``read_bitcode --extract``
+  (``reader/extract.cpp``) writes the constraints themselves, the same as the
+  extractor's from the text, for every module it covers. Without ``g++`` and
+  LLVM 19's headers (Debian: ``llvm-19-dev``) it is
   ``llvm-dis-19`` (the bitcode reader checks every record; the verifier is not
   run: bitcode is written by LLVM from verified modules), with one line on
   stderr saying so;
@@ -45,7 +48,9 @@ LLVM_DIS = os.environ.get("ANDERSEN_LLVM_DIS", "llvm-dis-19")
 LLVM_LINK = os.environ.get("ANDERSEN_LLVM_LINK", "llvm-link-19")
 LLVM_CONFIG = os.environ.get("ANDERSEN_LLVM_CONFIG", "llvm-config-19")
 CXX = os.environ.get("ANDERSEN_CXX", "g++")
-READER_SOURCE = Path(__file__).resolve().parent / "reader" / "read_bitcode.cpp"
+READER_DIR = Path(__file__).resolve().parent / "reader"
+READER_SOURCE = READER_DIR / "read_bitcode.cpp"
+READER_FILES = (READER_SOURCE, READER_DIR / "extract.cpp")  # compiled together
 READERS = ("auto", "fast", "tools", "llvmlite")
 BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 CLANG_FLAGS = ("-O0", "-g", "-fno-discard-value-names", "-Xclang", "-disable-O0-optnone", "-emit-llvm", "-c")
@@ -168,6 +173,43 @@ def module_text(paths, extra_flags=(), reader: str = "auto") -> tuple[str, list[
         IR (truncated, corrupt, or from an LLVM newer than every reader here),
         or a link error (duplicate definitions).
     """
+    return _read(paths, extra_flags, reader, extract=False)
+
+
+class ModuleText(str):
+    """A module's text from :func:`read_module`; ``extract_skipped`` says why
+    ``read_bitcode`` did not extract its constraints itself ("" when it was not asked)."""
+
+    extract_skipped: str = ""
+
+
+def read_module(paths, extra_flags=(), reader: str = "auto"):
+    """Like :func:`module_text`, but let ``read_bitcode`` extract the constraints when it can.
+
+    For one ``.bc`` read by ``read_bitcode`` (``reader`` ``"auto"`` or ``"fast"``),
+    the helper extracts the constraints itself (``reader/extract.cpp``, the same
+    result as :class:`~constraints.llvm.extractor.ModuleExtractor` on the text)
+    unless the module uses something it does not cover, or ``ANDERSEN_FAST_EXTRACT=0``.
+
+    Returns
+    -------
+    (module, names)
+        ``module`` is a :class:`~constraints.llvm.fast_extract.ExtractedModule`
+        (load it with :func:`constraints.llvm.fast_extract.load`) or the module's
+        text as a :class:`ModuleText`.
+
+    Raises
+    ------
+    InputError
+        As :func:`module_text`.
+    """
+    module, names = _read(paths, extra_flags, reader, extract=os.environ.get("ANDERSEN_FAST_EXTRACT", "1") != "0")
+    if isinstance(module, str) and not isinstance(module, ModuleText):
+        module = ModuleText(module)
+    return module, names
+
+
+def _read(paths, extra_flags, reader: str, extract: bool):
     if reader not in READERS:
         raise ValueError(f"reader must be one of {READERS}, got {reader!r}")
     paths = [Path(p) for p in paths]
@@ -194,7 +236,7 @@ def module_text(paths, extra_flags=(), reader: str = "auto") -> tuple[str, list[
         if reader in ("auto", "fast") and single_bc:
             exe, why_not_fast = fast_reader() if _fast_reader_wanted() or reader == "fast" else (None, None)
             if exe is not None:
-                text, message = _text_with_fast_reader(exe, ir[0])
+                text, message = _text_with_fast_reader(exe, ir[0], extract)
                 if text is not None:
                     return text, names
                 if reader == "fast":
@@ -294,9 +336,9 @@ def fast_reader() -> tuple[str | None, str | None]:
     compile error, whose first line is given).
     """
     try:
-        source = READER_SOURCE.read_bytes()
-    except OSError:
-        return None, f"{READER_SOURCE.name} is not installed"
+        source = b"\0".join(p.read_bytes() for p in READER_FILES)
+    except OSError as exc:
+        return None, f"{Path(exc.filename or READER_SOURCE).name} is not installed"
     cxx, config = shutil.which(CXX), shutil.which(LLVM_CONFIG)
     key = (hashlib.sha256(source).hexdigest()[:16], cxx, config, cache_dir())
     hit = _fast_reader_cache.get(key)
@@ -334,7 +376,9 @@ def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tu
     except OSError as exc:
         return None, f"cannot write to {out.parent}: {exc.strerror}"
     try:
-        cmd = [cxx, "-O2", *cxxflags, str(READER_SOURCE), "-o", tmp, *ldflags]
+        # -fexceptions after llvm-config's -fno-exceptions: extract.cpp gives up on
+        # a module by throwing (never through LLVM's frames)
+        cmd = [cxx, "-O2", *cxxflags, "-fexceptions", *map(str, READER_FILES), "-o", tmp, *ldflags]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
             why = f"{Path(cxx).name} failed on {READER_SOURCE.name}: {_first_error(res.stderr)}"
@@ -348,18 +392,42 @@ def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tu
     return str(out), None
 
 
-def _text_with_fast_reader(exe: str, bc: Path) -> tuple[str | None, str]:
-    """(text, "") or (None, why) when ``read_bitcode`` does not read ``bc``."""
+def _text_with_fast_reader(exe: str, bc: Path, extract: bool = False):
+    """(text, "") or (None, why) when ``read_bitcode`` does not read ``bc``.
+
+    With ``extract``, the text is an :class:`~.fast_extract.ExtractedModule`
+    when the helper extracted the constraints, else a :class:`ModuleText`.
+    """
+    from . import fast_extract
+
+    cmd = [exe, str(bc)]
+    if extract:
+        try:
+            cmd = [exe, "--extract", str(fast_extract.models_file(cache_dir())), str(bc)]
+        except OSError:
+            extract = False  # no writable cache: the text path needs no models file
     try:
-        res = subprocess.run([exe, str(bc)], capture_output=True)
+        res = subprocess.run(cmd, capture_output=True)
     except OSError as exc:
         return None, exc.strerror or str(exc)
-    if res.returncode == 0:
-        try:
-            return res.stdout.decode("utf-8"), ""
-        except UnicodeDecodeError:
-            return res.stdout.decode("latin-1"), ""
-    return None, _first_error(res.stderr.decode("utf-8", "replace")) if res.stderr else f"exit {res.returncode}"
+    if res.returncode != 0:
+        return None, _first_error(res.stderr.decode("utf-8", "replace")) if res.stderr else f"exit {res.returncode}"
+    out = res.stdout
+    if extract and out.startswith(fast_extract.MAGIC):
+        return fast_extract.ExtractedModule(out), ""
+    why = ""
+    if extract and out.startswith(fast_extract.TEXT_MARK):
+        end = out.index(b"\n")
+        why, out = out[len(fast_extract.TEXT_MARK):end].decode("utf-8", "replace"), out[end + 1:]
+    try:
+        text = out.decode("utf-8")
+    except UnicodeDecodeError:
+        text = out.decode("latin-1")
+    if not extract:
+        return text, ""
+    text = ModuleText(text)
+    text.extract_skipped = why
+    return text, ""
 
 
 def _note_slow_reader(why: str) -> None:

@@ -1,6 +1,7 @@
-// read_bitcode: one LLVM 19 bitcode file to the textual IR the extractor reads.
+// read_bitcode: one LLVM 19 bitcode file to the textual IR the extractor reads,
+// or to its constraints.
 //
-// Usage: read_bitcode [--full] FILE.bc   (the module's text on stdout; exit 1
+// Usage: read_bitcode [--full | --extract MODELS] FILE.bc   (on stdout; exit 1
 // and one "error: ..." line on stderr when LLVM cannot read the file)
 //
 // Built on first use by constraints/llvm/inputs.py (g++, llvm-config-19 and
@@ -21,6 +22,10 @@
 // * freeing the module at exit.
 //
 // --full prints the module as llvm-dis-19 does (for comparisons).
+//
+// --extract MODELS writes the module's constraints instead (extract.cpp; the
+// columnar form starts with "ANDX1"), or, when extract.cpp does not cover the
+// module, one line "; andersen-text: WHY" and then the text as above.
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -37,6 +42,13 @@
 #include <unistd.h>
 
 using namespace llvm;
+
+// extract.cpp: write the constraints of ``m`` to ``out`` in the columnar form
+// constraints/llvm/fast_extract.py loads, with the external-function models
+// read from ``modelsPath`` (written by fast_extract.py from externals.py).
+// Returns false, writing nothing, when the module uses something extract.cpp
+// does not reproduce exactly; ``why`` then says what.
+bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why);
 
 // The location ``loc`` without its column (the same node when it has none).
 static DILocation *lineOnly(LLVMContext &ctx, const DILocation *loc) {
@@ -141,15 +153,17 @@ static void dropDebugTypes(Module &m, const std::vector<DbgVariableRecord *> &de
 
 int main(int argc, char **argv) {
   bool full = false;
-  const char *path = nullptr;
+  const char *path = nullptr, *models = nullptr;
   for (int k = 1; k < argc; ++k) {
     if (std::strcmp(argv[k], "--full") == 0)
       full = true;
+    else if (std::strcmp(argv[k], "--extract") == 0 && k + 1 < argc)
+      models = argv[++k];
     else
       path = argv[k];
   }
   if (path == nullptr) {
-    errs() << "usage: read_bitcode [--full] FILE.bc\n";
+    errs() << "usage: read_bitcode [--full | --extract MODELS] FILE.bc\n";
     return 2;
   }
   if (!full) {
@@ -170,6 +184,14 @@ int main(int argc, char **argv) {
   Module &m = **module;
   if (!m.IsNewDbgInfoFormat)
     m.convertToNewDbgValues();
+  if (models != nullptr) {
+    std::string why;
+    if (extractConstraints(m, models, outs(), why)) {
+      outs().flush();
+      _exit(outs().has_error() ? 1 : 0);
+    }
+    outs() << "; andersen-text: " << why << "\n";
+  }
   if (!full) {
     std::vector<DbgVariableRecord *> declares;
     reduceDebugInfo(m, declares);

@@ -1,0 +1,153 @@
+"""Constraints extracted inside ``read_bitcode`` (``reader/extract.cpp``), loaded with numpy.
+
+``read_bitcode --extract MODELS FILE.bc`` walks the module LLVM has read and
+writes the constraint set in columns, instead of printing the module for
+:class:`~constraints.llvm.extractor.ModuleExtractor` to parse. The result is
+the extractor's, node for node (tests/test_fast_extract.py): same ids, names,
+``file:line`` locations, constraint order and statistics. When the module uses
+something ``extract.cpp`` does not reproduce (its header lists what), the
+helper prints the module's text instead and the Python extractor reads it.
+
+The external-function models live in :mod:`.externals` only: :func:`models_file`
+writes them to a file the helper reads (one per version of the table).
+
+The columnar form (little-endian, native sizes)::
+
+    b"ANDX1\\n"
+    int64[10]  n_nodes, n_addr, n_copy, n_load, n_store, n_gep, len(names), len(locations), len(stats),
+               int_to_pointer (-1: none)
+    int32[n]   obj_size        int32[n]  location index per node (into the location table)
+    int32[..]  addr_dst, addr_src, copy_dst, copy_src, load_dst, load_src,
+               store_dst, store_src, gep_dst, gep_src, gep_offset
+    int8[n]    kind
+    names      every node's name, each followed by NUL
+    locations  the distinct locations, each followed by NUL ("" first)
+    stats      tab-separated lines (counts, opcodes, unmodelled calls, alias assertions)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..model import ConstraintSet
+from . import externals
+from .builder import FIELD, FUNCTION, OBJECT, VALUE
+from .extractor import AliasCheck, ExtractStats
+
+MAGIC = b"ANDX1\n"
+TEXT_MARK = b"; andersen-text: "
+
+
+@dataclass(frozen=True)
+class ExtractedModule:
+    """The helper's output for one module: the columns (see module docstring)."""
+
+    payload: bytes
+
+
+def _item(x) -> str:
+    if isinstance(x, bool) or not isinstance(x, (int, str, tuple)):
+        raise TypeError(f"model item {x!r}: expected int, str or tuple")
+    if isinstance(x, int):
+        return f"i{x}"
+    if isinstance(x, str):
+        return f"s{x}"
+    return "t" + "|".join(_item(y) for y in x)
+
+
+def models_text() -> str:
+    """:mod:`.externals`' tables as the lines ``extract.cpp`` reads.
+
+    ``M name effects`` (effects ``;``-separated, items ``,``-separated: ``iK`` an
+    integer, ``sTEXT`` a string, ``t...`` a ``|``-separated tuple), ``A name k,k``
+    (:data:`~.externals.ALLOC_SIZE_ARGS`), ``R name tag`` (:data:`~.externals.STATIC_RECORDS`,
+    empty tag for None) and ``C name`` (:data:`~.externals.ALIAS_CHECKS`); tab-separated.
+    """
+    lines = []
+    for name, model in externals.MODELS.items():
+        lines.append(f"M\t{name}\t" + ";".join(",".join(_item(x) for x in eff) for eff in model))
+    for name, ks in externals.ALLOC_SIZE_ARGS.items():
+        lines.append(f"A\t{name}\t" + ",".join(str(k) for k in ks))
+    for name, tag in externals.STATIC_RECORDS.items():
+        lines.append(f"R\t{name}\t{tag or ''}")
+    for name in externals.ALIAS_CHECKS:
+        lines.append(f"C\t{name}")
+    return "\n".join(lines) + "\n"
+
+
+_models_path: dict = {}
+
+
+def models_file(directory: Path) -> Path:
+    """The models table written under ``directory`` (once per content)."""
+    text = models_text()
+    key = (hashlib.sha256(text.encode()).hexdigest()[:16], str(directory))
+    path = _models_path.get(key)
+    if path is None or not path.is_file():
+        path = directory / f"models-{key[0]}.tsv"
+        if not path.is_file():
+            directory.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # then renamed: concurrent writers are safe
+            tmp.write_text(text)
+            tmp.replace(path)
+        _models_path[key] = path
+    return path
+
+
+def load(module: ExtractedModule, inputs=()) -> tuple[ConstraintSet, ExtractStats]:
+    """The ConstraintSet and ExtractStats of the helper's output.
+
+    Raises
+    ------
+    InputError
+        When the payload is cut short or malformed (a helper that died mid-write).
+    """
+    data = module.payload
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 80:
+        raise InputError("read_bitcode --extract: malformed output")
+    head = np.frombuffer(data, np.int64, 10, len(MAGIC))
+    n, n_addr, n_copy, n_load, n_store, n_gep, names_len, locs_len, stats_len, i2p = (int(x) for x in head)
+    pos = len(MAGIC) + 80
+    counts = [n, n, n_addr, n_addr, n_copy, n_copy, n_load, n_load, n_store, n_store, n_gep, n_gep, n_gep]
+    expected = pos + 4 * sum(counts) + n + names_len + locs_len + stats_len
+    if len(data) != expected:
+        raise InputError(f"read_bitcode --extract: {len(data)} bytes, expected {expected}")
+    arrays = []
+    for c in counts:
+        arrays.append(np.frombuffer(data, np.int32, c, pos))
+        pos += 4 * c
+    size, loc, cols = arrays[0], arrays[1], arrays[2:]
+    kind = np.frombuffer(data, np.int8, n, pos)
+    pos += n
+    names = data[pos:pos + names_len].decode("utf-8").split("\0")[:-1]
+    pos += names_len
+    table = np.array(data[pos:pos + locs_len].decode("utf-8").split("\0")[:-1], dtype=object)
+    pos += locs_len
+    stats_lines = data[pos:pos + stats_len].decode("utf-8").splitlines()
+    locations = table[loc].tolist()
+    cs = ConstraintSet(n, size.astype(np.int64), kind, *cols, int_to_pointer=i2p, names=names,
+                       locations=locations)
+    stats = ExtractStats(inputs=list(inputs))
+    for line in stats_lines:
+        f = line.split("\t")
+        if f[0] == "opcode":
+            stats.opcodes[f[1]] += int(f[2])
+        elif f[0] == "unmodelled":
+            stats.unmodelled_calls[f[1]] += int(f[2])
+        elif f[0] == "alias_check":
+            stats.alias_checks.append(AliasCheck(f[1], int(f[2]), int(f[3]), f[4], f[5]))
+        else:
+            setattr(stats, f[0], int(f[1]))
+    kinds = np.bincount(kind, minlength=4)
+    stats.node_kinds = {"value": int(kinds[VALUE]), "object": int(kinds[OBJECT]), "field": int(kinds[FIELD]),
+                        "function": int(kinds[FUNCTION])}
+    stats.constraints = {k: cs.count(k) for k in ("addr", "copy", "load", "store", "gep")}
+    stats.opcodes = Counter(stats.opcodes)
+    return cs, stats

@@ -1,0 +1,2098 @@
+// extract: the constraints of a module, walked in LLVM's own objects.
+//
+// The fast path of constraints/llvm/extractor.py (the reference, which reads
+// the module's text): the same nodes in the same order, the same names,
+// file:line locations, constraint columns and statistics. Every rule here
+// mirrors one of the extractor's; where the extractor's result depends on how
+// the text happens to be printed (which of its parsers reads an instruction,
+// and so the order in which nodes are created), the printed form is
+// reproduced. Whatever this file does not reproduce exactly makes
+// extractConstraints() return false with the reason; read_bitcode then prints
+// the text and the Python extractor reads it. tests/test_fast_extract.py checks
+// both agree on every program of tests/llvm; a change to a rule of
+// extractor.py needs the same change here.
+//
+// Not covered (text path): aliases and ifuncs, unnamed globals and struct
+// types, non-zero address spaces, and a few printed forms the extractor reads
+// in ways not reproduced here (each unsupported() call says which).
+//
+// Node names and the extractor's "line" of a node (its location) come from
+// the printer's conventions: printedName() is the AsmWriter's quoting, unnamed
+// values are numbered as its SlotTracker numbers them, and a parameter's
+// "line" is the extractor's -1, which it reads as metadata !0
+// (firstMetadataLoc()).
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DebugProgramInstruction.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+#include "llvm/IR/TypeFinder.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+struct Unsupported {
+  std::string why;
+};
+
+[[noreturn]] void unsupported(std::string why) { throw Unsupported{std::move(why)}; }
+
+enum Kind : int8_t { VALUE = 0, OBJECT = 1, FIELD = 2, FUNCTION = 3 };
+enum Col { ADDR_D, ADDR_S, COPY_D, COPY_S, LOAD_D, LOAD_S, STORE_D, STORE_S, GEP_D, GEP_S, GEP_O, NCOLS };
+
+// ------------------------------------------------------------------ models
+// One effect of an external's model (externals.py): its items as written there.
+struct Item {
+  bool isInt = false;
+  long k = 0;
+  std::string s;
+  std::vector<Item> tuple;  // the argument list of a "call" effect
+  bool isTuple = false;
+};
+using Effect = std::vector<Item>;
+
+struct Models {
+  std::unordered_map<std::string, std::vector<Effect>> models;
+  std::unordered_map<std::string, std::vector<int>> allocSizeArgs;
+  std::unordered_map<std::string, std::optional<std::string>> staticRecords;
+  std::vector<std::string> aliasChecks;
+
+  static Item parseItem(const std::string &t) {
+    Item it;
+    if (!t.empty() && t[0] == 'i') {
+      it.isInt = true;
+      it.k = std::stol(t.substr(1));
+    } else if (!t.empty() && t[0] == 't') {
+      it.isTuple = true;
+      if (t.size() > 1)
+        for (auto part : split(StringRef(t).drop_front(), '|'))
+          it.tuple.push_back(parseItem(part.str()));
+    } else if (!t.empty()) {
+      it.s = t.substr(1);
+    }
+    return it;
+  }
+
+  // The file written by constraints/llvm/fast_extract.py (models_file).
+  bool load(const char *path) {
+    std::ifstream in(path);
+    if (!in)
+      return false;
+    std::string line;
+    while (std::getline(in, line)) {
+      SmallVector<StringRef, 4> f;
+      StringRef(line).split(f, '\t');
+      if (f.size() < 2)
+        continue;
+      std::string name = f[1].str();
+      if (f[0] == "M") {
+        auto &effects = models[name];
+        if (f.size() > 2 && !f[2].empty())
+          for (StringRef e : split(f[2], ';')) {
+            Effect eff;
+            for (StringRef t : split(e, ','))
+              eff.push_back(parseItem(t.str()));
+            effects.push_back(std::move(eff));
+          }
+      } else if (f[0] == "A") {
+        auto &ks = allocSizeArgs[name];
+        for (StringRef t : split(f[2], ','))
+          ks.push_back(std::stoi(t.str()));
+      } else if (f[0] == "R") {
+        if (f.size() > 2 && !f[2].empty())
+          staticRecords[name] = f[2].str();
+        else
+          staticRecords[name] = std::nullopt;
+      } else if (f[0] == "C") {
+        aliasChecks.push_back(name);
+      }
+    }
+    return true;
+  }
+
+  // externals.intrinsic_base
+  static std::string intrinsicBase(const std::string &name) {
+    SmallVector<StringRef, 8> parts;
+    StringRef(name).split(parts, '.');
+    auto strip = [](StringRef p) {
+      if (!p.empty() && StringRef("pifvs").contains(p[0]) && p.size() > 1 && isDigit(p[1]))
+        return true;
+      return p == "f32" || p == "f64" || p == "f80" || p == "f128" || p == "isVoid" || p.starts_with("nxv");
+    };
+    while (parts.size() > 2 && strip(parts.back()))
+      parts.pop_back();
+    return join(parts, ".");
+  }
+
+  // externals.model_for: nullptr when there is no model
+  const std::vector<Effect> *modelFor(const std::string &name) const {
+    auto hit = models.find(name);
+    if (hit != models.end())
+      return &hit->second;
+    if (!StringRef(name).starts_with("llvm."))
+      return nullptr;
+    std::string head = intrinsicBase(name);
+    hit = models.find(head);
+    while (hit == models.end() && head.find('.', 5) != std::string::npos) {
+      head = head.substr(0, head.rfind('.'));
+      hit = models.find(head);
+    }
+    return hit == models.end() ? nullptr : &hit->second;
+  }
+};
+
+// --------------------------------------------------------------- builder
+// builder.Builder: nodes and constraint columns in creation order.
+struct Builder {
+  std::vector<int8_t> kind;
+  std::vector<int32_t> size;
+  std::vector<int32_t> loc;  // index into the location table (0: "")
+  std::string names;         // '\0' after each name
+  std::vector<int32_t> col[NCOLS];
+
+  int n() const { return (int)kind.size(); }
+
+  int node(const std::string &name, int k = VALUE, int l = 0) {
+    names += name;
+    return named(k, l);
+  }
+
+  // A node whose name the caller has just appended to ``names`` (saves a copy
+  // on the most common nodes, the values of a function).
+  int named(int k = VALUE, int l = 0) {
+    names += '\0';
+    kind.push_back((int8_t)k);
+    size.push_back(0);
+    loc.push_back(l);
+    return n() - 1;
+  }
+
+  int obj(const std::string &name, int slots, int k, int l, const std::vector<std::string> *fieldNames = nullptr) {
+    int total = std::max(slots, 1);
+    int base = n();
+    names += name;
+    names += '\0';
+    kind.push_back((int8_t)k);
+    size.push_back(total);
+    loc.push_back(l);
+    for (int j = 1; j < total; ++j) {
+      if (fieldNames) {
+        names += (*fieldNames)[j];
+      } else {
+        names += name;
+        names += '#';
+        names += std::to_string(j);
+      }
+      names += '\0';
+      kind.push_back(FIELD);
+      size.push_back(total - j);
+      loc.push_back(l);
+    }
+    return base;
+  }
+
+  void addr(int x, int y) { col[ADDR_D].push_back(x), col[ADDR_S].push_back(y); }
+  void copy(int x, int y) {
+    if (x != y)
+      col[COPY_D].push_back(x), col[COPY_S].push_back(y);
+  }
+  void load(int x, int y) { col[LOAD_D].push_back(x), col[LOAD_S].push_back(y); }
+  void store(int x, int y) { col[STORE_D].push_back(x), col[STORE_S].push_back(y); }
+  void gep(int x, int y, long o) {
+    col[GEP_D].push_back(x), col[GEP_S].push_back(y), col[GEP_O].push_back((int32_t)o);
+  }
+  int offset(int y, long o, const std::string &name) {
+    if (o == 0)
+      return y;
+    int t = node(name);
+    gep(t, y, o);
+    return t;
+  }
+  int smear(int y, const std::string &name) {
+    int t = node(name);
+    int u = node(name + "+1");
+    copy(t, y);
+    gep(u, t, 1);
+    copy(t, u);
+    return t;
+  }
+};
+
+// --------------------------------------------------------------- names
+// How the AsmWriter prints a name after its sigil (PrintLLVMName).
+bool needsQuotes(StringRef name) {
+  if (name.empty() || isDigit(name[0]))
+    return true;
+  for (unsigned char c : name)
+    if (!isAlnum(c) && c != '-' && c != '.' && c != '_')
+      return true;
+  return false;
+}
+
+std::string printedName(StringRef name) {
+  if (!needsQuotes(name))
+    return name.str();
+  std::string out = "\"";
+  raw_string_ostream os(out);
+  printEscapedString(name, os);
+  os.flush();
+  return out + "\"";
+}
+
+// ------------------------------------------------------------------ types
+// types.TypeTable over llvm::Type (literal types are uniqued structurally and
+// identified structs by name, as the extractor's parsed types are).
+struct Types {
+  DenseMap<Type *, int> slotsMemo;
+  std::unordered_map<Type *, std::vector<int>> prefixMemo;  // node-based: references stay valid
+  DenseMap<Type *, bool> hasPtrMemo;
+  DenseMap<Type *, std::pair<long, long>> layoutMemo;
+  std::unordered_map<Type *, std::string> textMemo;  // node-based: references stay valid
+
+  static bool isStruct(Type *t) {  // a struct with a body ("S" once resolved)
+    auto *s = dyn_cast<StructType>(t);
+    return s != nullptr && !s->isOpaque();
+  }
+  static bool isSeq(Type *t) { return isa<ArrayType>(t) || isa<VectorType>(t); }
+  static Type *elem(Type *t) {
+    if (auto *a = dyn_cast<ArrayType>(t))
+      return a->getElementType();
+    return cast<VectorType>(t)->getElementType();
+  }
+  static long count(Type *t) {
+    if (auto *a = dyn_cast<ArrayType>(t))
+      return (long)a->getNumElements();
+    return (long)cast<VectorType>(t)->getElementCount().getKnownMinValue();
+  }
+
+  const std::string &text(Type *t) {
+    auto it = textMemo.find(t);
+    if (it != textMemo.end())
+      return it->second;
+    std::string s;
+    raw_string_ostream os(s);
+    t->print(os, false, /*NoDetails=*/true);  // a named struct's name, not its body
+    os.flush();
+    return textMemo[t] = s;
+  }
+
+  int nSlots(Type *t) {
+    auto it = slotsMemo.find(t);
+    if (it != slotsMemo.end())
+      return it->second;
+    int n = 1;
+    if (isStruct(t)) {
+      n = 0;
+      for (Type *f : cast<StructType>(t)->elements())
+        n += nSlots(f);
+    } else if (isSeq(t)) {
+      n = nSlots(elem(t));
+    }
+    return slotsMemo[t] = n;
+  }
+
+  const std::vector<int> &fieldPrefix(Type *t) {
+    auto it = prefixMemo.find(t);
+    if (it != prefixMemo.end())
+      return it->second;
+    std::vector<int> p;
+    int acc = 0;
+    for (Type *f : cast<StructType>(t)->elements()) {
+      p.push_back(acc);
+      acc += nSlots(f);
+    }
+    return prefixMemo[t] = std::move(p);
+  }
+
+  bool hasPtr(Type *t) {
+    auto it = hasPtrMemo.find(t);
+    if (it != hasPtrMemo.end())
+      return it->second;
+    bool h = false;
+    if (t->isPointerTy())
+      h = true;
+    else if (isStruct(t))
+      for (Type *f : cast<StructType>(t)->elements())
+        h = h || hasPtr(f);
+    else if (isSeq(t))
+      h = hasPtr(elem(t));
+    return hasPtrMemo[t] = h;
+  }
+
+  void ptrSlots(Type *t, int base, std::vector<int> &out) {
+    if (t->isPointerTy()) {
+      out.push_back(base);
+    } else if (isStruct(t)) {
+      auto &p = fieldPrefix(t);
+      auto *s = cast<StructType>(t);
+      for (unsigned k = 0; k < s->getNumElements(); ++k)
+        if (hasPtr(s->getElementType(k)))
+          ptrSlots(s->getElementType(k), base + p[k], out);
+    } else if (isSeq(t)) {
+      ptrSlots(elem(t), base, out);
+    }
+  }
+
+  // types.TypeTable.size_align: the extractor's own x86-64 rules
+  std::pair<long, long> sizeAlign(Type *t) {
+    auto it = layoutMemo.find(t);
+    if (it != layoutMemo.end())
+      return it->second;
+    std::pair<long, long> lay{8, 8};
+    if (isStruct(t)) {
+      auto *s = cast<StructType>(t);
+      long off = 0, align = 1;
+      for (Type *f : s->elements()) {
+        auto [fs, fa] = sizeAlign(f);
+        if (!s->isPacked()) {
+          off = (off + fa - 1) / fa * fa;
+          align = std::max(align, fa);
+        }
+        off += fs;
+      }
+      lay = {(off + align - 1) / align * align, align};
+    } else if (isa<ArrayType>(t)) {
+      auto [es, ea] = sizeAlign(elem(t));
+      lay = {es * count(t), ea};
+    } else if (isa<VectorType>(t)) {
+      long total = sizeAlign(elem(t)).first * count(t), align = 1;
+      while (align < total && align < 64)
+        align *= 2;
+      lay = {(total + align - 1) / align * align, align};
+    } else if (auto *it2 = dyn_cast<IntegerType>(t)) {
+      long nbytes = ((long)it2->getBitWidth() + 7) / 8, align = 1;
+      while (align < nbytes && align < 16)
+        align *= 2;
+      lay = {(nbytes + align - 1) / align * align, align};
+    } else {
+      switch (t->getTypeID()) {
+      case Type::HalfTyID: case Type::BFloatTyID: lay = {2, 2}; break;
+      case Type::FloatTyID: lay = {4, 4}; break;
+      case Type::DoubleTyID: case Type::PointerTyID: case Type::X86_MMXTyID: lay = {8, 8}; break;
+      case Type::X86_FP80TyID: case Type::FP128TyID: case Type::PPC_FP128TyID: lay = {16, 16}; break;
+      case Type::X86_AMXTyID: lay = {1024, 64}; break;
+      case Type::VoidTyID: case Type::LabelTyID: case Type::MetadataTyID: case Type::TokenTyID: lay = {0, 1}; break;
+      case Type::StructTyID: lay = {0, 1}; break;  // opaque
+      default: lay = {8, 8};
+      }
+    }
+    return layoutMemo[t] = lay;
+  }
+
+  void slotOffsets(Type *t, long base, std::vector<long> &out) {
+    if (isStruct(t)) {
+      auto *s = cast<StructType>(t);
+      long off = 0;
+      for (Type *f : s->elements()) {
+        auto [fs, fa] = sizeAlign(f);
+        if (!s->isPacked())
+          off = (off + fa - 1) / fa * fa;
+        slotOffsets(f, base + off, out);
+        off += fs;
+      }
+    } else if (isSeq(t)) {
+      slotOffsets(elem(t), base, out);
+    } else {
+      out.push_back(base);
+    }
+  }
+
+  // types.TypeTable.byte_to_slot (-1: None)
+  long byteToSlot(Type *t, long off) {
+    if (isStruct(t)) {
+      auto *s = cast<StructType>(t);
+      auto &p = fieldPrefix(t);
+      long pos = 0;
+      for (unsigned k = 0; k < s->getNumElements(); ++k) {
+        auto [fs, fa] = sizeAlign(s->getElementType(k));
+        if (!s->isPacked())
+          pos = (pos + fa - 1) / fa * fa;
+        if (pos <= off && off < pos + fs) {
+          long inner = byteToSlot(s->getElementType(k), off - pos);
+          return inner < 0 ? -1 : p[k] + inner;
+        }
+        pos += fs;
+      }
+      return -1;
+    }
+    if (isSeq(t)) {
+      long es = sizeAlign(elem(t)).first;
+      return es > 0 && off >= 0 ? byteToSlot(elem(t), off % es) : -1;
+    }
+    return off == 0 ? 0 : -1;
+  }
+};
+
+// An index or constant operand as the extractor's value parser sees it.
+struct IntKey {
+  bool isConst = false;
+  long k = 0;
+};
+
+struct FuncInfo {
+  Function *f;
+  std::string name;   // printed, without '@'
+  std::vector<Type *> params;
+  bool vararg, defined;
+  int obj = -1;
+  int loc = 0;
+  int vaSlot() const { return obj + 2 + (int)params.size(); }
+};
+
+class Extractor {
+public:
+  Extractor(Module &m, const Models &models) : M(m), models(models) {}
+
+  void run();
+  void write(raw_ostream &out);
+
+private:
+  Module &M;
+  const Models &models;
+  Types T;
+  Builder B;
+
+  std::vector<StringRef> locTable{""};  // the keys of locIds
+  StringMap<int> locIds;
+  DenseMap<const Metadata *, int> mdLocMemo;
+  DenseMap<std::pair<const Metadata *, unsigned>, int> lineMemo;  // DILocations differing only in column
+  std::unordered_map<const Metadata *, std::string> mdFileMemo;  // node-based: references stay valid
+  int slot0Loc = 0;
+  const DILocation *lastDL = nullptr;
+  int lastDLId = 0;
+
+  std::vector<StructType *> namedTypes;
+  std::vector<Type *> globalTypes;
+  int maxSlots = 1;
+  std::vector<std::vector<long>> offsetTables;
+  bool offsetTablesBuilt = false;
+  std::unordered_map<long, int> windowMemo;
+
+  std::vector<FuncInfo> funcList;
+  DenseMap<const Function *, int> funcIndex;
+  DenseMap<const GlobalVariable *, int> globalObj, globalVal;
+  DenseMap<const Function *, int> funcAddr;
+  std::unordered_map<std::string, int> constCache;      // structural key -> node (-1: none)
+  std::unordered_map<const Constant *, std::string> constKeyMemo;  // node-based: references stay valid
+  std::unordered_map<std::string, int> staticObjs;
+  int escRaw = -1, exc = -1;
+
+  // statistics
+  long instructions = 0;
+  std::vector<std::pair<std::string, long>> unmodelled;
+  std::unordered_map<std::string, size_t> unmodelledIndex;
+  std::vector<long> opcodeCounts = std::vector<long>(Instruction::OtherOpsEnd, 0);
+  std::vector<unsigned> opcodeOrder;  // opcodes in the order first seen
+  long inlineAsm = 0, definedCount = 0, declaredCount = 0, globalCount = 0;
+  struct Check { std::string kind; int a, b; std::string loc, fn; };
+  std::vector<Check> checks;
+
+  // the function being read
+  FuncInfo *fn = nullptr;
+  const Instruction *cur = nullptr;
+  DenseMap<const Value *, int> locals;
+  DenseMap<const Value *, int> allocaObj;
+  DenseMap<const Value *, Type *> allocaType;
+  DenseMap<const Value *, int> slots;  // the printer's numbers of unnamed values
+  DenseMap<Type *, uint8_t> tokenMemo;  // see loadStoreToken
+  bool loadStoreToken(Type *t);
+  bool gepToken(Type *t);
+  const Instruction *lastHandled = nullptr;  // the extractor's "current line" once the body is read
+  struct IntSources {
+    std::vector<int> nodes;
+    bool arith = false, opaque = false;
+  };
+  DenseMap<const Value *, IntSources> intMemo;
+  std::vector<std::function<void()>> pending;  // integer tracing, after the body (_Function.pending_int)
+  int i2pObj = -1, esc = -1;
+
+  // ---- locations
+  int intern(const std::string &s) {
+    if (s.empty())
+      return 0;
+    auto [it, fresh] = locIds.try_emplace(s, (int)locTable.size());
+    if (fresh)
+      locTable.push_back(it->first());
+    return it->second;
+  }
+  const std::string &mdFile(const Metadata *md, int depth);
+  int mdLocation(const Metadata *md);
+  int lineLocation(const DILocation *l);
+  int curLoc() {
+    if (cur == nullptr)
+      return slot0Loc;  // a parameter: the extractor's "line" -1 reads as metadata !0
+    if (isa<LandingPadInst>(cur))
+      return 0;  // its !dbg is printed after its clauses, on a line the extractor does not read
+    const DILocation *l = cur->getDebugLoc().get();
+    if (l != lastDL) {  // consecutive instructions mostly share one
+      lastDL = l;
+      lastDLId = l == nullptr ? 0 : lineLocation(l);
+    }
+    return lastDLId;
+  }
+  int firstMetadataLoc();
+
+  // ---- values
+  std::string localName(const Value *v) {
+    std::string out;
+    appendLocalName(out, v);
+    return out;
+  }
+  void appendLocalName(std::string &out, const Value *v);
+  std::string globalName(const GlobalValue *g) {
+    if (!g->hasName())
+      unsupported("unnamed global");
+    return printedName(g->getName());
+  }
+  int local(const Value *v) {
+    auto it = locals.find(v);
+    if (it != locals.end())
+      return it->second;
+    int l = curLoc();
+    B.names += fn->name;
+    B.names += ":%";
+    appendLocalName(B.names, v);
+    int n = B.named(VALUE, l);
+    locals[v] = n;
+    return n;
+  }
+  static bool isLocal(const Value *v) { return isa<Instruction>(v) || isa<Argument>(v); }
+  bool isVal(const Value *v) {  // printed as a plain %x or @x
+    if (isa<GlobalAlias>(v) || isa<GlobalIFunc>(v))
+      unsupported("alias");
+    return isLocal(v) || isa<GlobalValue>(v);
+  }
+  int globalNode(const GlobalValue *g);
+  int nodeOf(const Value *v);
+  int constNode(const Constant *c);
+  int buildConst(const Constant *c);
+  const std::string &constKey(const Constant *c);
+  IntKey intKey(const Value *v) {
+    if (auto *ci = dyn_cast<ConstantInt>(v)) {
+      if (ci->getBitWidth() > 64)
+        unsupported("integer wider than 64 bits");
+      return {true, ci->getBitWidth() == 1 ? (long)ci->getZExtValue() : (long)ci->getSExtValue()};
+    }
+    return {};
+  }
+
+  // ---- layout
+  std::pair<long, bool> gepPlan(Type *ty, ArrayRef<IntKey> idx);
+  int gepNode(Type *ty, int base, ArrayRef<IntKey> idx, const std::string &name) {
+    auto [off, sm] = gepPlan(ty, idx);
+    int node = B.offset(base, off, name);
+    return sm ? B.smear(node, name + ".any") : node;
+  }
+  int window(long nbytes);
+  int heapObject(const std::string &name, std::optional<long> nbytes, int l) {
+    int n = !nbytes ? maxSlots : std::max(1, std::min(maxSlots, window(*nbytes)));
+    return B.obj(name, n, OBJECT, l);
+  }
+  int selfLinked(const std::string &name, int l, std::optional<int> slots) {
+    int o = slots ? B.obj(name, *slots, OBJECT, l) : heapObject(name, std::nullopt, l);
+    int t = B.node(name + ".self");
+    B.addr(t, o);
+    int anywhere = B.smear(t, name + ".any");
+    for (int k = 0; k < B.size[o]; ++k)
+      B.copy(o + k, anywhere);
+    return o;
+  }
+  int staticObj(const std::string &key);
+  int staticTextObj(const std::string &callee) {
+    std::string key = callee + "()text";
+    auto it = staticObjs.find(key);
+    if (it != staticObjs.end())
+      return it->second;
+    return staticObjs[key] = B.obj("*" + callee + "()", 1, OBJECT, 0);
+  }
+  void escape(int node) {
+    if (escRaw < 0)
+      escRaw = B.node("<ptrtoint>");
+    B.copy(escRaw, node);
+  }
+  int i2p() {
+    if (i2pObj < 0)
+      i2pObj = B.obj("<int-to-pointer>", 1, OBJECT, 0);
+    return i2pObj;
+  }
+  int escaped() {
+    if (esc < 0) {
+      if (escRaw < 0)
+        escRaw = B.node("<ptrtoint>");
+      esc = B.smear(escRaw, "<escaped-to-int>");
+    }
+    return esc;
+  }
+  int intToPtrNode(const IntSources &s, const std::string &name) {
+    int t = B.node(name);
+    for (int n : s.nodes)
+      B.copy(t, s.arith ? B.smear(n, name + ".any") : n);
+    if (s.opaque || s.nodes.empty())
+      B.addr(t, i2p());
+    if (s.opaque)
+      B.copy(t, escaped());
+    return t;
+  }
+  IntSources intSources(const Value *v);
+  IntSources constIntSources(const Value *v);
+  void storeInts(const Value *ptr, const Value *v, const std::string &name);
+  void ptrtointGlobals();
+  void storeIntLater(const Value *p, const Value *v) {
+    pending.push_back([this, p, v] { storeInts(p, v, fn->name + ":%" + localName(v) + ".any"); });
+  }
+  void intExchange(const Value *p, const Value *v) {  // _Function._int_exchange
+    pending.push_back([this, p, v] {
+      int dst = nodeOf(p);
+      if (dst < 0 || !isLocal(v))
+        return;
+      IntSources s = intSources(v);
+      for (int n : s.nodes)
+        B.store(dst, s.arith ? B.smear(n, fn->name + ":xchg.any") : n);
+    });
+  }
+  int exception() {
+    if (exc < 0)
+      exc = B.node("<exception>");
+    return exc;
+  }
+  void indirectCall(int fp, const std::vector<int> &args, int result, int nfixed, const std::string &name);
+
+  // ---- passes
+  void declare();
+  void prescan();
+  void initGlobal(Type *ty, const Constant *v, int obj, int slot);
+  void runFunction(FuncInfo &fi);
+  void instruction(const Instruction &I);
+  void iLoad(const LoadInst &I);
+  void iStore(const StoreInst &I);
+  void iGep(const GetElementPtrInst &I);
+  void iCall(const CallBase &I);
+  void external(const std::string &callee, const std::vector<int> &args, const CallBase &I, int result);
+  void count(std::vector<std::pair<std::string, long>> &v, std::unordered_map<std::string, size_t> &index,
+             const std::string &key) {
+    auto [it, fresh] = index.emplace(key, v.size());
+    if (fresh)
+      v.emplace_back(key, 0);
+    v[it->second].second += 1;
+  }
+};
+
+// ------------------------------------------------------------ locations
+// extractor._md_file: the file of a DIFile, else of the node's file, else of its scope
+const std::string &Extractor::mdFile(const Metadata *md, int depth) {
+  auto it = mdFileMemo.find(md);
+  if (it != mdFileMemo.end())
+    return it->second;
+  std::string out;
+  const Metadata *file = nullptr, *scope = nullptr;
+  if (auto *f = dyn_cast<DIFile>(md)) {
+    raw_string_ostream os(out);
+    printEscapedString(f->getFilename(), os);
+    os.flush();
+  } else if (auto *s = dyn_cast<DILocation>(md)) {
+    scope = s->getRawScope();
+  } else if (auto *s = dyn_cast<DIScope>(md)) {
+    if (isa<DICompileUnit>(s) || isa<DISubprogram>(s) || isa<DILexicalBlockBase>(s) || isa<DIType>(s)) {
+      file = s->getRawFile();
+      if (!isa<DICompileUnit>(s))
+        scope = s->getScope();
+    } else if (isa<DINamespace>(s)) {
+      scope = s->getScope();
+    } else {
+      unsupported("metadata scope kind");
+    }
+  } else if (auto *v = dyn_cast<DIVariable>(md)) {
+    file = v->getRawFile();
+    scope = v->getRawScope();
+  } else if (auto *l = dyn_cast<DILabel>(md)) {
+    file = l->getRawFile();
+    scope = l->getRawScope();
+  } else if (!isa<MDTuple>(md)) {
+    unsupported("metadata kind");
+  }
+  if (out.empty() && file != nullptr)
+    out = mdFile(file, depth + 1);
+  else if (out.empty() && scope != nullptr && depth < 50)
+    out = mdFile(scope, depth + 1);
+  return mdFileMemo[md] = out;
+}
+
+// "file:line" of a DILocation ("?" for the file when its scope has none)
+int Extractor::lineLocation(const DILocation *l) {
+  int &hit = lineMemo[{l->getRawScope(), l->getLine()}];
+  if (hit == 0) {
+    const std::string &f = mdFile(l->getRawScope(), 0);
+    hit = intern((f.empty() ? std::string("?") : f) + ":" + std::to_string(l->getLine()));
+  }
+  return hit;
+}
+
+// extractor.md_location: "file:line" of a location, variable, subprogram, ...
+int Extractor::mdLocation(const Metadata *md) {
+  auto it = mdLocMemo.find(md);
+  if (it != mdLocMemo.end())
+    return it->second;
+  int id = 0;
+  if (auto *l = dyn_cast<DILocation>(md)) {
+    id = lineLocation(l);
+  } else if (auto *e = dyn_cast<DIGlobalVariableExpression>(md)) {
+    id = e->getRawVariable() ? mdLocation(e->getRawVariable()) : 0;
+  } else {
+    unsigned line = 0;  // the printer skips a zero line, and then there is no location
+    if (auto *v = dyn_cast<DIVariable>(md))
+      line = v->getLine();
+    else if (auto *s = dyn_cast<DISubprogram>(md))
+      line = s->getLine();
+    else if (auto *b = dyn_cast<DILexicalBlock>(md))
+      line = b->getLine();
+    else if (auto *lb = dyn_cast<DILabel>(md))
+      line = lb->getLine();
+    else if (!isa<DICompileUnit>(md) && !isa<MDTuple>(md) && !isa<DIFile>(md))
+      unsupported("metadata location kind");
+    if (line != 0) {
+      const std::string &f = mdFile(md, 0);
+      id = intern((f.empty() ? std::string("?") : f) + ":" + std::to_string(line));
+    }
+  }
+  return mdLocMemo[md] = id;
+}
+
+// The node the printer numbers !0: the first attachment of the first global
+// variable that has one, else the first operand of the first named metadata.
+int Extractor::firstMetadataLoc() {
+  SmallVector<std::pair<unsigned, MDNode *>, 4> mds;
+  for (GlobalVariable &g : M.globals()) {
+    mds.clear();
+    g.getAllMetadata(mds);
+    if (!mds.empty())
+      return mdLocation(mds.front().second);
+  }
+  for (NamedMDNode &nmd : M.named_metadata())
+    if (nmd.getNumOperands() > 0)
+      return mdLocation(nmd.getOperand(0));
+  return 0;
+}
+
+// --------------------------------------------------------------- values
+void Extractor::appendLocalName(std::string &out, const Value *v) {
+  if (v->hasName()) {
+    StringRef name = v->getName();
+    if (needsQuotes(name))
+      out += printedName(name);
+    else
+      out.append(name.data(), name.size());
+    return;
+  }
+  auto it = slots.find(v);
+  if (it == slots.end())
+    unsupported("unnumbered local value");
+  out += std::to_string(it->second);
+}
+
+int Extractor::globalNode(const GlobalValue *g) {
+  if (auto *gv = dyn_cast<GlobalVariable>(g))
+    return globalVal.lookup(gv);
+  if (auto *f = dyn_cast<Function>(g)) {
+    auto it = funcAddr.find(f);
+    if (it != funcAddr.end())
+      return it->second;
+    int node = B.node("&@" + globalName(f));
+    B.addr(node, funcList[funcIndex.lookup(f)].obj);
+    return funcAddr[f] = node;
+  }
+  unsupported("alias or ifunc");
+}
+
+// _Function.node_of: -1 where the value holds no pointer
+int Extractor::nodeOf(const Value *v) {
+  if (isLocal(v))
+    return local(v);
+  if (auto *g = dyn_cast<GlobalValue>(v))
+    return globalNode(g);
+  if (auto *c = dyn_cast<Constant>(v)) {
+    if (isa<ConstantInt>(c) || isa<ConstantPointerNull>(c) || isa<UndefValue>(c) || isa<ConstantFP>(c) ||
+        isa<ConstantAggregateZero>(c) || isa<ConstantTokenNone>(c) || isa<ConstantTargetNone>(c) ||
+        isa<ConstantDataSequential>(c) || isa<BlockAddress>(c))
+      return -1;
+    return constNode(c);
+  }
+  if (isa<MetadataAsValue>(v) || isa<BasicBlock>(v) || isa<InlineAsm>(v))
+    return -1;
+  unsupported("operand kind");
+}
+
+// The extractor's parsed form of a constant, as a string: constants it parses
+// to the same tuple share one cached node (const_cache).
+const std::string &Extractor::constKey(const Constant *c) {
+  auto it = constKeyMemo.find(c);
+  if (it != constKeyMemo.end())
+    return it->second;
+  std::string k;
+  if (auto *g = dyn_cast<GlobalValue>(c)) {
+    if (!isa<GlobalVariable>(g) && !isa<Function>(g))
+      unsupported("alias or ifunc");
+    k = "@" + globalName(g);
+  } else if (auto *ci = dyn_cast<ConstantInt>(c)) {
+    IntKey ik = intKey(ci);
+    k = "i" + std::to_string(ik.k);
+  } else if (isa<ConstantPointerNull>(c) || isa<UndefValue>(c) || isa<ConstantFP>(c) ||
+             isa<ConstantAggregateZero>(c) || isa<ConstantTokenNone>(c) || isa<ConstantTargetNone>(c) ||
+             isa<BlockAddress>(c) || (isa<ConstantDataSequential>(c) && !T.hasPtr(c->getType()))) {
+    k = "N";
+  } else if (isa<ConstantAggregate>(c)) {
+    k = "agg(";
+    for (const Use &u : c->operands())
+      k += T.text(u->getType()) + " " + constKey(cast<Constant>(u.get())) + ";";
+    k += ")";
+  } else if (auto *ce = dyn_cast<ConstantExpr>(c)) {
+    if (auto *gep = dyn_cast<GEPOperator>(ce)) {
+      k = "gep(" + T.text(gep->getSourceElementType()) + "|" + constKey(cast<Constant>(gep->getPointerOperand()));
+      for (const Use &u : gep->indices())
+        k += "," + constKey(cast<Constant>(u.get()));
+      k += ")";
+    } else if (ce->isCast()) {
+      k = std::string("cast(") + ce->getOpcodeName() + "," + constKey(ce->getOperand(0)) + ")";
+    } else {
+      k = "int(";
+      for (const Use &u : ce->operands())
+        k += constKey(cast<Constant>(u.get())) + ";";
+      k += ")";
+    }
+  } else {
+    unsupported("constant kind");
+  }
+  return constKeyMemo[c] = k;
+}
+
+int Extractor::constNode(const Constant *c) {
+  const std::string &key = constKey(c);
+  auto it = constCache.find(key);
+  if (it != constCache.end())
+    return it->second;
+  int node = buildConst(c);
+  constCache[key] = node;
+  return node;
+}
+
+// extractor._build_const
+int Extractor::buildConst(const Constant *c) {
+  if (auto *g = dyn_cast<GlobalValue>(c))
+    return globalNode(g);
+  if (isa<ConstantAggregate>(c)) {
+    std::vector<int> nodes;
+    for (const Use &u : c->operands()) {
+      int x = nodeOf(u.get());
+      if (x >= 0)
+        nodes.push_back(x);
+    }
+    if (nodes.empty())
+      return -1;
+    if (nodes.size() == 1)
+      return nodes[0];
+    int t = B.node("cexpr.agg");
+    for (int x : nodes)
+      B.copy(t, x);
+    return t;
+  }
+  auto *ce = dyn_cast<ConstantExpr>(c);
+  if (ce == nullptr)
+    return -1;
+  if (auto *gep = dyn_cast<GEPOperator>(ce)) {
+    const Value *baseV = gep->getPointerOperand();
+    int base = nodeOf(baseV);
+    if (base < 0)
+      return -1;
+    SmallVector<IntKey, 4> idx;
+    for (const Use &u : gep->indices())
+      idx.push_back(intKey(u.get()));
+    if (auto *gv = dyn_cast<GlobalVariable>(baseV)) {
+      Type *st = gep->getSourceElementType();
+      if (st->isIntegerTy(8) && idx.size() == 1 && idx[0].isConst) {
+        long slot = T.byteToSlot(gv->getValueType(), idx[0].k);
+        if (slot >= 0)
+          return B.offset(base, slot, "cexpr");
+      }
+    }
+    return gepNode(gep->getSourceElementType(), base, idx, "cexpr");
+  }
+  if (ce->getOpcode() == Instruction::BitCast || ce->getOpcode() == Instruction::AddrSpaceCast)
+    return nodeOf(ce->getOperand(0));
+  if (ce->getOpcode() == Instruction::PtrToInt) {
+    int inner = nodeOf(ce->getOperand(0));
+    if (inner >= 0)
+      escape(inner);
+    return -1;
+  }
+  if (ce->getOpcode() == Instruction::IntToPtr)
+    return intToPtrNode(constIntSources(ce->getOperand(0)), "cexpr.inttoptr");
+  return -1;  // other casts and integer expressions hold no pointer in a pointer context
+}
+
+// ModuleExtractor._const_int_sources: where a constant integer's pointers come from
+Extractor::IntSources Extractor::constIntSources(const Value *v) {
+  if (isa<ConstantInt>(v) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantFP>(v) ||
+      isa<ConstantAggregateZero>(v) || isa<ConstantTokenNone>(v) || isa<BlockAddress>(v) ||
+      (isa<ConstantDataArray>(v) && cast<ConstantDataArray>(v)->isString()))
+    return {};  // printed as a number or a word the value parser reads as None
+  auto *ce = dyn_cast<ConstantExpr>(v);
+  if (ce != nullptr && ce->isCast()) {
+    if (ce->getOpcode() == Instruction::PtrToInt) {
+      int n = nodeOf(ce->getOperand(0));
+      IntSources r;
+      if (n >= 0)
+        r.nodes.push_back(n);
+      return r;
+    }
+    return constIntSources(ce->getOperand(0));
+  }
+  if (ce != nullptr && !isa<GEPOperator>(ce)) {  // integer arithmetic
+    IntSources r;
+    for (const Use &u : ce->operands()) {
+      IntSources x = constIntSources(u.get());
+      r.nodes.insert(r.nodes.end(), x.nodes.begin(), x.nodes.end());
+      r.opaque = r.opaque || x.opaque;
+    }
+    r.arith = true;
+    return r;
+  }
+  IntSources r;  // a global, an aggregate, a gep: of unknown use as an integer
+  r.opaque = true;
+  return r;
+}
+
+// _Function.int_sources: trace a local integer back to the pointers it came from
+Extractor::IntSources Extractor::intSources(const Value *v) {
+  auto hit = intMemo.find(v);
+  if (hit != intMemo.end())
+    return hit->second;
+  intMemo[v] = IntSources{};  // cycles through phi: no new sources
+  IntSources r;
+  r.opaque = true;
+  if (auto *I = dyn_cast<Instruction>(v)) {
+    unsigned op = I->getOpcode();
+    switch (op) {
+    case Instruction::PtrToInt: {
+      int n = nodeOf(I->getOperand(0));
+      r = IntSources{};
+      if (n >= 0)
+        r.nodes.push_back(n);
+      break;
+    }
+    case Instruction::Add: case Instruction::Sub: case Instruction::Or: case Instruction::And:
+    case Instruction::Xor: case Instruction::Mul: case Instruction::Shl: case Instruction::LShr:
+    case Instruction::AShr: case Instruction::UDiv: case Instruction::SDiv: case Instruction::URem:
+    case Instruction::SRem: case Instruction::Trunc: case Instruction::ZExt: case Instruction::SExt:
+    case Instruction::BitCast: case Instruction::Freeze: case Instruction::Select: case Instruction::PHI: {
+      std::vector<const Value *> vals;
+      if (op == Instruction::PHI)
+        for (const Value *x : cast<PHINode>(I)->incoming_values())
+          vals.push_back(x);
+      else if (op == Instruction::Select)
+        vals = {I->getOperand(1), I->getOperand(2)};
+      else if (I->getNumOperands() == 1)
+        vals = {I->getOperand(0)};
+      else
+        vals = {I->getOperand(0), I->getOperand(1)};
+      r = IntSources{};
+      r.arith = !(I->isCast() || op == Instruction::Freeze || op == Instruction::Select || op == Instruction::PHI);
+      for (const Value *x : vals) {
+        if (isa<ConstantInt>(x) || isa<ConstantPointerNull>(x) || isa<UndefValue>(x) || isa<ConstantFP>(x) ||
+            isa<ConstantAggregateZero>(x))
+          continue;
+        IntSources s = isLocal(x) ? intSources(x) : constIntSources(x);
+        r.nodes.insert(r.nodes.end(), s.nodes.begin(), s.nodes.end());
+        r.arith = r.arith || s.arith;
+        r.opaque = r.opaque || s.opaque;
+      }
+      break;
+    }
+    case Instruction::ExtractValue:
+      if (isLocal(I->getOperand(0)))
+        r = intSources(I->getOperand(0));
+      break;
+    case Instruction::AtomicRMW: {
+      auto k = cast<AtomicRMWInst>(I)->getOperation();
+      if (k != AtomicRMWInst::Xchg && k != AtomicRMWInst::Add && k != AtomicRMWInst::Sub &&
+          k != AtomicRMWInst::And && k != AtomicRMWInst::Or && k != AtomicRMWInst::Xor &&
+          k != AtomicRMWInst::Nand && k != AtomicRMWInst::Max && k != AtomicRMWInst::Min &&
+          k != AtomicRMWInst::UMax && k != AtomicRMWInst::UMin)
+        unsupported("atomicrmw operation in integer tracing");
+      [[fallthrough]];
+    }
+    case Instruction::Load: case Instruction::AtomicCmpXchg: {
+      const Value *p = op == Instruction::Load ? cast<LoadInst>(I)->getPointerOperand() : I->getOperand(0);
+      int src = nodeOf(p);
+      r = IntSources{};
+      if (src >= 0) {
+        int t = B.node(fn->name + ":%" + localName(I) + ".asptr");
+        B.load(t, src);
+        r.nodes.push_back(t);
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  intMemo[v] = r;
+  return r;
+}
+
+// _Function._store_int / _int_exchange: a pointer-sized integer stored to ``ptr``,
+// stored as the pointers it traces back to
+void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name) {
+  IntSources s = intSources(v);
+  if (s.nodes.empty())
+    return;
+  int dst = nodeOf(ptr);
+  if (dst < 0)
+    return;
+  for (int n : s.nodes)
+    B.store(dst, s.arith ? B.smear(n, name) : n);
+}
+
+// ModuleExtractor.gep_plan
+std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
+  if (auto *it = dyn_cast<IntegerType>(ty)) {
+    if (idx.size() <= 1) {
+      if (idx.empty() || (idx[0].isConst && idx[0].k == 0))
+        return {0, false};
+      return {0, it->getBitWidth() == 8 || it->getBitWidth() == 1};
+    }
+  }
+  long off = 0;
+  Type *t = ty;
+  for (size_t j = 1; j < idx.size(); ++j) {
+    if (Types::isStruct(t)) {
+      if (!idx[j].isConst)
+        return {off, true};
+      auto *s = cast<StructType>(t);
+      if (idx[j].k < 0 || idx[j].k >= (long)s->getNumElements())
+        unsupported("struct index out of range");
+      off += T.fieldPrefix(t)[idx[j].k];
+      t = s->getElementType((unsigned)idx[j].k);
+    } else if (Types::isSeq(t)) {
+      t = Types::elem(t);
+    } else {
+      break;
+    }
+  }
+  return {off, false};
+}
+
+// ModuleExtractor.window: most slots of any named struct or global type inside nbytes bytes
+int Extractor::window(long nbytes) {
+  if (nbytes <= 0)
+    return maxSlots;
+  auto hit = windowMemo.find(nbytes);
+  if (hit != windowMemo.end())
+    return hit->second;
+  if (!offsetTablesBuilt) {
+    std::vector<Type *> tys;
+    for (StructType *s : namedTypes)
+      if (!s->isOpaque())
+        tys.push_back(s);
+    tys.insert(tys.end(), globalTypes.begin(), globalTypes.end());
+    std::vector<std::vector<long>> tables;
+    for (Type *t : tys) {
+      std::vector<long> offs;
+      T.slotOffsets(t, 0, offs);
+      if (offs.size() > 1 && std::find(tables.begin(), tables.end(), offs) == tables.end())
+        tables.push_back(std::move(offs));
+    }
+    std::stable_sort(tables.begin(), tables.end(), [](auto &a, auto &b) { return a.size() > b.size(); });
+    offsetTables = std::move(tables);
+    offsetTablesBuilt = true;
+  }
+  long w = 1;
+  long reach = std::min(nbytes, 1L << 48);  // past every offset either way, and no overflow
+  for (auto &offs : offsetTables) {
+    if ((long)offs.size() <= w)
+      break;
+    for (size_t j = 0; j < offs.size(); ++j) {
+      long k = std::lower_bound(offs.begin(), offs.end(), offs[j] + reach) - offs.begin() - (long)j;
+      w = std::max(w, k);
+    }
+  }
+  w = std::max(1L, std::min(w, nbytes));
+  return windowMemo[nbytes] = (int)w;
+}
+
+// ModuleExtractor.static_obj (with _record_slots)
+int Extractor::staticObj(const std::string &key) {
+  auto it = staticObjs.find(key);
+  if (it != staticObjs.end())
+    return it->second;
+  std::optional<int> slots;
+  auto rec = models.staticRecords.find(key);
+  if (rec != models.staticRecords.end()) {
+    slots = 1;
+    if (rec->second) {
+      std::string name = "struct." + *rec->second;
+      for (StructType *s : namedTypes) {
+        if (s->isOpaque())
+          continue;
+        std::string t = printedName(s->getName());
+        bool numbered = false;
+        if (StringRef(t).starts_with(name + ".")) {
+          StringRef tail = StringRef(t).drop_front(name.size() + 1);
+          numbered = !tail.empty() && all_of(tail, isDigit);
+        }
+        if (t == name || numbered)
+          slots = std::max(*slots, T.nSlots(s));
+      }
+    }
+  }
+  int o = selfLinked("*" + key + "()", 0, slots);
+  return staticObjs[key] = o;
+}
+
+// ModuleExtractor.indirect_call
+void Extractor::indirectCall(int fp, const std::vector<int> &args, int result, int nfixed,
+                             const std::string &name) {
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (args[k] < 0)
+      continue;
+    int slot = 2 + (nfixed < 0 || (int)k < nfixed ? (int)k : nfixed);
+    int t = B.node(name + ".arg" + std::to_string(k));
+    B.gep(t, fp, slot);
+    B.store(t, args[k]);
+  }
+  if (result >= 0) {
+    int t = B.node(name + ".ret");
+    B.gep(t, fp, 1);
+    B.load(result, t);
+  }
+}
+
+// ---------------------------------------------------------------- passes
+void Extractor::declare() {
+  if (!M.alias_empty() || !M.ifunc_empty())
+    unsupported("aliases or ifuncs");
+  TypeFinder finder;
+  finder.run(M, false);
+  for (StructType *s : finder) {
+    if (s->isLiteral())
+      continue;  // the printer names only identified structs
+    if (!s->hasName())
+      unsupported("unnamed struct type");
+    namedTypes.push_back(s);
+    if (!s->isOpaque())
+      maxSlots = std::max(maxSlots, T.nSlots(s));
+  }
+  slot0Loc = firstMetadataLoc();
+  for (GlobalVariable &g : M.globals()) {
+    if (g.getAddressSpace() != 0)
+      unsupported("address space");
+    std::string name = globalName(&g);
+    MDNode *dbg = g.getMetadata(LLVMContext::MD_dbg);
+    int l = dbg ? mdLocation(dbg) : 0;
+    int obj = B.obj("*@" + name, T.nSlots(g.getValueType()), OBJECT, l);
+    int addr = B.node("@" + name, VALUE, l);
+    B.addr(addr, obj);
+    globalObj[&g] = obj;
+    globalVal[&g] = addr;
+    globalTypes.push_back(g.getValueType());
+    ++globalCount;
+  }
+  for (Function &f : M) {
+    FuncInfo fi{&f, globalName(&f), {}, f.isVarArg(), !f.isDeclaration()};
+    for (Argument &a : f.args())
+      fi.params.push_back(a.getType());
+    // a declaration prints its attachments before its name, where the extractor does not look
+    MDNode *dbg = fi.defined ? f.getMetadata(LLVMContext::MD_dbg) : nullptr;
+    fi.loc = dbg ? mdLocation(dbg) : 0;
+    funcIndex[&f] = (int)funcList.size();
+    funcList.push_back(std::move(fi));
+  }
+  for (FuncInfo &fi : funcList) {
+    std::vector<std::string> names{"@" + fi.name, "@" + fi.name + "#ret"};
+    for (size_t k = 0; k < fi.params.size(); ++k)
+      names.push_back("@" + fi.name + "#arg" + std::to_string(k));
+    if (fi.vararg)
+      names.push_back("@" + fi.name + "#va");
+    fi.obj = B.obj(names[0], (int)names.size(), FUNCTION, fi.loc, &names);
+    ++(fi.defined ? definedCount : declaredCount);
+  }
+}
+
+// What the extractor finds by scanning the whole text before pass 2: the
+// literal types its gep pattern matches (they bound heap objects), and
+// ptrtoint/inttoptr constants (not covered here).
+void Extractor::prescan() {
+  auto braces = [&](auto &self, Type *t) -> int {  // deepest brace nesting of the printed type
+    if (auto *s = dyn_cast<StructType>(t)) {
+      if (!s->isLiteral())
+        return 0;
+      int d = 0;
+      for (Type *f : s->elements())
+        d = std::max(d, self(self, f));
+      return d + 1;
+    }
+    if (Types::isSeq(t))
+      return self(self, Types::elem(t));
+    return 0;
+  };
+  for (Function &f : M)
+    for (BasicBlock &bb : f)
+      for (Instruction &I : bb) {
+        for (const Use &u : I.operands())
+          if (auto *c = dyn_cast<Constant>(u.get()))
+            if (!isa<GlobalValue>(c))
+              constKey(c);
+        auto *gep = dyn_cast<GetElementPtrInst>(&I);
+        if (gep == nullptr)
+          continue;
+        if (gep->getPointerOperandType()->isVectorTy())
+          unsupported("vector getelementptr");
+        Type *st = gep->getSourceElementType();
+        bool literal = false;
+        if (auto *s = dyn_cast<StructType>(st))
+          literal = s->isLiteral() && braces(braces, st) <= 2;
+        else if (auto *a = dyn_cast<ArrayType>(st))
+          literal = !isa<ArrayType>(a->getElementType()) && braces(braces, a->getElementType()) == 0;
+        if (literal) {
+          globalTypes.push_back(st);
+          maxSlots = std::max(maxSlots, T.nSlots(st));
+        }
+      }
+  for (GlobalVariable &g : M.globals())
+    if (g.hasInitializer())
+      constKey(g.getInitializer());
+}
+
+// ModuleExtractor._init: initializer v of type ty placed at obj + slot
+void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
+  if (!T.hasPtr(ty) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantAggregateZero>(v) ||
+      isa<ConstantDataSequential>(v) || isa<ConstantTokenNone>(v) || isa<ConstantFP>(v) || isa<BlockAddress>(v))
+    return;
+  if (ty->isPointerTy()) {
+    if (auto *gv = dyn_cast<GlobalVariable>(v)) {
+      B.addr(obj + slot, globalObj.lookup(gv));
+    } else if (auto *f = dyn_cast<Function>(v)) {
+      B.addr(obj + slot, funcList[funcIndex.lookup(f)].obj);
+    } else {
+      int node = nodeOf(v);
+      if (node >= 0)
+        B.copy(obj + slot, node);
+    }
+  } else if (isa<ConstantAggregate>(v)) {
+    if (Types::isStruct(ty)) {
+      auto &p = T.fieldPrefix(ty);
+      unsigned n = std::min((unsigned)p.size(), v->getNumOperands());
+      for (unsigned k = 0; k < n; ++k)
+        initGlobal(v->getOperand(k)->getType(), v->getAggregateElement(k), obj, slot + p[k]);
+    } else {
+      for (const Use &u : v->operands())
+        initGlobal(u->getType(), cast<Constant>(u.get()), obj, slot);
+    }
+  } else {
+    int node = nodeOf(v);
+    if (node >= 0) {
+      std::vector<int> slots;
+      T.ptrSlots(ty, 0, slots);
+      for (int k : slots)
+        B.copy(obj + slot + k, node);
+    }
+  }
+}
+
+// The extractor's first scan of the text: every global whose address a
+// ptrtoint constant turns into an integer escapes, in the order the text
+// names them first (initializers, then function bodies).
+void Extractor::ptrtointGlobals() {
+  std::vector<const GlobalValue *> order;
+  DenseSet<const Value *> seen;
+  std::function<void(const Constant *)> walk = [&](const Constant *c) {
+    if (isa<GlobalValue>(c) || !seen.insert(c).second)
+      return;
+    if (auto *ce = dyn_cast<ConstantExpr>(c))
+      if (ce->getOpcode() == Instruction::PtrToInt)
+        if (auto *g = dyn_cast<GlobalValue>(ce->getOperand(0)))
+          if (seen.insert(g).second)
+            order.push_back(g);
+    for (const Use &u : c->operands())
+      if (auto *k = dyn_cast<Constant>(u.get()))
+        walk(k);
+  };
+  for (GlobalVariable &g : M.globals())
+    if (g.hasInitializer())
+      walk(g.getInitializer());
+  for (Function &f : M)
+    for (BasicBlock &bb : f)
+      for (Instruction &I : bb) {
+        auto *call = dyn_cast<CallBase>(&I);
+        if (call != nullptr)  // printed before the arguments
+          if (auto *c = dyn_cast<Constant>(call->getCalledOperand()))
+            walk(c);
+        for (const Use &u : I.operands())
+          if (auto *c = dyn_cast<Constant>(u.get()))
+            if (call == nullptr || &u != &call->getCalledOperandUse())
+              walk(c);
+      }
+  for (const GlobalValue *g : order)
+    escape(globalNode(g));
+}
+
+void Extractor::run() {
+  declare();
+  prescan();
+  ptrtointGlobals();
+  for (GlobalVariable &g : M.globals())
+    if (g.hasInitializer())
+      initGlobal(g.getValueType(), g.getInitializer(), globalObj[&g], 0);
+  for (FuncInfo &fi : funcList)
+    if (fi.defined)
+      runFunction(fi);
+}
+
+void Extractor::runFunction(FuncInfo &fi) {
+  fn = &fi;
+  cur = nullptr;
+  locals.clear();
+  allocaObj.clear();
+  allocaType.clear();
+  intMemo.clear();
+  pending.clear();
+  lastHandled = nullptr;
+  slots.clear();  // numbered as SlotTracker::processFunction numbers them
+  int next = 0;
+  for (Argument &a : fi.f->args())
+    if (!a.hasName())
+      slots[&a] = next++;
+  for (BasicBlock &bb : *fi.f) {
+    if (!bb.hasName())
+      slots[&bb] = next++;
+    for (Instruction &I : bb)
+      if (!I.getType()->isVoidTy() && !I.hasName())
+        slots[&I] = next++;
+  }
+  int F = fi.obj;
+  unsigned k = 0;
+  for (Argument &a : fi.f->args()) {
+    if (T.hasPtr(a.getType()))
+      B.copy(local(&a), F + 2 + k);
+    ++k;
+  }
+  if (fi.name == "main" && fi.params.size() >= 2) {
+    int strings = B.obj("*main:argv[]", 1, OBJECT, 0);
+    int argv = B.obj("*main:argv", 1, OBJECT, 0);
+    B.addr(argv, strings);
+    B.addr(F + 3, argv);
+    if (fi.params.size() >= 3)
+      B.addr(F + 4, argv);
+  }
+  for (BasicBlock &bb : *fi.f)
+    for (Instruction &I : bb) {
+      // "#dbg_declare(ptr %x, !N, ...)" printed before I: the variable's line for x's object
+      for (DbgVariableRecord &rec : filterDbgVars(I.getDbgRecordRange())) {
+        if (!rec.isDbgDeclare() || rec.hasArgList())
+          continue;
+        Value *v = rec.getVariableLocationOp(0);
+        if (v == nullptr || !isLocal(v) || !v->getType()->isPointerTy() || v->getType()->getPointerAddressSpace())
+          continue;
+        auto it = allocaObj.find(v);
+        if (it != allocaObj.end() && rec.getRawVariable() != nullptr)
+          B.loc[it->second] = mdLocation(rec.getRawVariable());
+      }
+      cur = &I;
+      instruction(I);
+    }
+  cur = lastHandled;
+  for (auto &later : pending)
+    later();
+}
+
+// Whether a type prints as one token the load/store patterns accept
+// (``[^ ,{<\[]+``), or as a gep pattern's type (``[^,{<]+``).
+bool Extractor::loadStoreToken(Type *t) {
+  auto [it, fresh] = tokenMemo.try_emplace(t, 0);
+  if (fresh) {
+    const std::string &x = T.text(t);
+    it->second = (x.find_first_of(" ,{<[") == std::string::npos ? 1 : 0) |
+                 (x.find_first_of(",{<") == std::string::npos ? 2 : 0);
+  }
+  return it->second & 1;
+}
+
+bool Extractor::gepToken(Type *t) {
+  loadStoreToken(t);
+  return tokenMemo[t] & 2;
+}
+
+void Extractor::instruction(const Instruction &I) {
+  ++instructions;
+  const char *op = I.getOpcodeName();
+  if (opcodeCounts[I.getOpcode()]++ == 0)
+    opcodeOrder.push_back(I.getOpcode());
+  for (const Use &u : I.operands())
+    if (u->getType()->isPtrOrPtrVectorTy() && u->getType()->getPointerAddressSpace() != 0)
+      unsupported("address space");
+  if (I.getType()->isPtrOrPtrVectorTy() && I.getType()->getPointerAddressSpace() != 0)
+    unsupported("address space");
+  const Instruction *before = lastHandled;
+  lastHandled = &I;
+  switch (I.getOpcode()) {
+  case Instruction::Alloca: {
+    auto &A = cast<AllocaInst>(I);
+    if (A.getAddressSpace() != 0)
+      unsupported("address space");
+    Type *ty = A.getAllocatedType();
+    int obj = B.obj("*" + fn->name + ":%" + localName(&I), T.nSlots(ty), OBJECT, curLoc());
+    allocaObj[&I] = obj;
+    allocaType[&I] = ty;
+    B.addr(local(&I), obj);
+    return;
+  }
+  case Instruction::Load: return iLoad(cast<LoadInst>(I));
+  case Instruction::Store: return iStore(cast<StoreInst>(I));
+  case Instruction::GetElementPtr: return iGep(cast<GetElementPtrInst>(I));
+  case Instruction::BitCast: case Instruction::AddrSpaceCast: case Instruction::Freeze:
+  case Instruction::ExtractValue: {
+    if (T.hasPtr(I.getOperand(0)->getType())) {
+      int src = nodeOf(I.getOperand(0));
+      if (src >= 0)
+        B.copy(local(&I), src);
+    }
+    return;
+  }
+  case Instruction::PHI: {
+    auto &P = cast<PHINode>(I);
+    if (!T.hasPtr(P.getType()))
+      return;
+    int dst = local(&I);
+    for (const Value *v : P.incoming_values()) {
+      int src = nodeOf(v);
+      if (src >= 0)
+        B.copy(dst, src);
+    }
+    return;
+  }
+  case Instruction::Select: {
+    if (!T.hasPtr(I.getOperand(1)->getType()))
+      return;
+    int dst = local(&I);
+    for (unsigned k = 1; k < 3; ++k) {
+      int src = nodeOf(I.getOperand(k));
+      if (src >= 0)
+        B.copy(dst, src);
+    }
+    return;
+  }
+  case Instruction::InsertValue: {
+    if (!T.hasPtr(I.getOperand(0)->getType()))
+      return;
+    int dst = local(&I);
+    for (unsigned k = 0; k < 2; ++k) {
+      int src = nodeOf(I.getOperand(k));
+      if (src >= 0)
+        B.copy(dst, src);
+    }
+    return;
+  }
+  case Instruction::ExtractElement: case Instruction::InsertElement: case Instruction::ShuffleVector: {
+    if (!T.hasPtr(I.getOperand(0)->getType()))
+      return;
+    int dst = local(&I);
+    for (const Use &u : I.operands())
+      if (T.hasPtr(u->getType())) {
+        int src = nodeOf(u.get());
+        if (src >= 0)
+          B.copy(dst, src);
+      }
+    return;
+  }
+  case Instruction::PtrToInt: {
+    int src = nodeOf(I.getOperand(0));
+    if (src >= 0)
+      escape(src);
+    return;
+  }
+  case Instruction::Ret: {
+    if (I.getNumOperands() == 0 || !T.hasPtr(I.getOperand(0)->getType()))
+      return;
+    int src = nodeOf(I.getOperand(0));
+    if (src >= 0)
+      B.copy(fn->obj + 1, src);
+    return;
+  }
+  case Instruction::AtomicCmpXchg: {
+    auto &X = cast<AtomicCmpXchgInst>(I);
+    Type *ty = X.getNewValOperand()->getType();
+    if (ty->isIntegerTy(64)) {
+      intExchange(X.getPointerOperand(), X.getNewValOperand());
+      return;
+    }
+    if (!T.hasPtr(ty))
+      return;
+    int p = nodeOf(X.getPointerOperand()), nv = nodeOf(X.getNewValOperand());
+    if (p < 0)
+      return;
+    B.load(local(&I), p);
+    if (nv >= 0)
+      B.store(p, nv);
+    return;
+  }
+  case Instruction::AtomicRMW: {
+    auto &X = cast<AtomicRMWInst>(I);
+    Type *ty = X.getValOperand()->getType();
+    if (ty->isIntegerTy(64) && X.getOperation() == AtomicRMWInst::Xchg) {
+      intExchange(X.getPointerOperand(), X.getValOperand());
+      return;
+    }
+    if (!T.hasPtr(ty))
+      return;
+    int p = nodeOf(X.getPointerOperand()), v = nodeOf(X.getValOperand());
+    if (p < 0)
+      return;
+    B.load(local(&I), p);
+    if (v >= 0)
+      B.store(p, v);
+    return;
+  }
+  case Instruction::VAArg: {
+    int ap = nodeOf(I.getOperand(0));
+    if (ap < 0 || !T.hasPtr(I.getType()))
+      return;
+    std::string name = fn->name + ":%" + localName(&I);
+    int area = B.node(name + ".va_area");
+    B.load(area, B.smear(ap, name + ".va_list"));
+    int dst = local(&I);
+    B.load(dst, B.smear(area, name + ".va_args"));
+    return;
+  }
+  case Instruction::LandingPad: {
+    int dst = local(&I);
+    B.copy(dst, exception());
+    return;
+  }
+  case Instruction::Resume: {
+    int src = nodeOf(I.getOperand(0));
+    if (src >= 0)
+      B.copy(exception(), src);
+    return;
+  }
+  case Instruction::Call: case Instruction::Invoke: case Instruction::CallBr:
+    return iCall(cast<CallBase>(I));
+  case Instruction::IntToPtr: {
+    const Value *v = I.getOperand(0);
+    int dst = local(&I);
+    std::string name = fn->name + ":%" + localName(&I) + ".int";
+    pending.push_back([this, v, dst, name] {
+      IntSources s = isLocal(v) ? intSources(v) : constIntSources(v);
+      B.copy(dst, intToPtrNode(s, name));
+    });
+    return;
+  }
+  default:
+    break;
+  }
+  lastHandled = before;
+  if (I.isBinaryOp() || I.isUnaryOp() || isa<CmpInst>(I) || I.isCast() || I.isTerminator() || isa<FenceInst>(I) ||
+      isa<CatchPadInst>(I) || isa<CleanupPadInst>(I))
+    return;  // moves no pointer
+  unsupported(std::string("instruction ") + op);
+}
+
+// _Function.i_load: its pattern (a one-word type, a plain address) creates the
+// result's node before the address's; the general parser after.
+void Extractor::iLoad(const LoadInst &I) {
+  Type *ty = I.getType();
+  const Value *p = I.getPointerOperand();
+  if (loadStoreToken(ty) && isVal(p)) {
+    if (ty->isPointerTy()) {
+      int dst = local(&I);
+      B.load(dst, nodeOf(p));
+      return;
+    }
+    if (!T.hasPtr(ty))
+      return;
+  }
+  if (!T.hasPtr(ty))
+    return;
+  int src = nodeOf(p);
+  if (src < 0)
+    return;
+  int dst = local(&I);
+  if (ty->isPointerTy()) {
+    B.load(dst, src);
+    return;
+  }
+  std::vector<int> slots;
+  T.ptrSlots(ty, 0, slots);
+  std::string name = fn->name + ":%" + localName(&I);
+  for (int k : slots)
+    B.load(dst, B.offset(src, k, name + ".slot" + std::to_string(k)));
+}
+
+// _Function.i_store: the pattern reads the address first, the parser the value
+void Extractor::iStore(const StoreInst &I) {
+  const Value *v = I.getValueOperand(), *p = I.getPointerOperand();
+  Type *ty = v->getType();
+  bool plainValue = isVal(v) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantInt>(v) ||
+                    isa<ConstantAggregateZero>(v);
+  if (loadStoreToken(ty) && plainValue && isVal(p)) {
+    if (ty->isPointerTy()) {
+      if (isVal(v)) {
+        int dst = nodeOf(p);
+        B.store(dst, nodeOf(v));
+      }
+      return;
+    }
+    if (!T.hasPtr(ty)) {
+      if (ty->isIntegerTy(64) && isLocal(v))
+        storeIntLater(p, v);
+      return;
+    }
+  }
+  if (!T.hasPtr(ty)) {
+    if (ty->isIntegerTy(64) && isLocal(v))
+      storeIntLater(p, v);
+    return;
+  }
+  int val = nodeOf(v);
+  if (val < 0)
+    return;
+  int dst = nodeOf(p);
+  if (dst < 0)
+    return;
+  if (ty->isPointerTy()) {
+    B.store(dst, val);
+    return;
+  }
+  std::vector<int> slots;
+  T.ptrSlots(ty, 0, slots);
+  for (int k : slots)
+    B.store(B.offset(dst, k, fn->name + ".store.slot" + std::to_string(k)), val);
+}
+
+// _Function.i_gep
+void Extractor::iGep(const GetElementPtrInst &I) {
+  Type *st = I.getSourceElementType();
+  const Value *baseV = I.getPointerOperand();
+  SmallVector<IntKey, 4> idx;
+  bool plain = gepToken(st) && isVal(baseV);
+  for (const Use &u : I.indices()) {
+    const Value *x = u.get();
+    idx.push_back(intKey(x));
+    if (!x->getType()->isIntegerTy())
+      plain = false;
+    else if (auto *ci = dyn_cast<ConstantInt>(x))
+      plain = plain && ci->getBitWidth() != 1;  // i1 prints true/false
+    else if (isLocal(x))
+      plain = plain && (!x->hasName() || !needsQuotes(x->getName()));
+    else
+      plain = false;
+  }
+  auto gepName = [&] { return fn->name + ":%" + localName(&I); };
+  if (plain) {
+    auto [off, sm] = gepPlan(st, idx);
+    int base = nodeOf(baseV);
+    int dst = local(&I);
+    if (sm && st->isIntegerTy(8)) {  // a byte offset into an object whose type is known
+      Type *known = nullptr;
+      if (isLocal(baseV))
+        known = allocaType.lookup(baseV);
+      else if (auto *gv = dyn_cast<GlobalVariable>(baseV))
+        known = gv->getValueType();
+      if (known != nullptr && idx.size() == 1 && idx[0].isConst) {
+        long slot = T.byteToSlot(known, idx[0].k);
+        if (slot >= 0)
+          off = slot, sm = false;
+      }
+    }
+    if (sm)
+      B.copy(dst, B.smear(B.offset(base, off, gepName() + ".gep"), gepName() + ".any"));
+    else if (off)
+      B.gep(dst, base, off);
+    else
+      B.copy(dst, base);
+    return;
+  }
+  int base = nodeOf(baseV);
+  if (base < 0)
+    return;
+  int node = gepNode(st, base, idx, gepName() + ".gep");
+  B.copy(local(&I), node);
+}
+
+// Whether the return type that ends a call's text can hold a pointer
+// (extractor._ends_with_ptr_type, on the printed type).
+static bool endsWithPtrType(const std::string &text, bool namedHasPtr) {
+  if (StringRef(text).ends_with("ptr"))
+    return true;
+  if (text.empty())
+    return false;
+  char last = text.back();
+  if (last == '}' || last == ']' || last == '>') {
+    char opener = last == '}' ? '{' : last == ']' ? '[' : '<';
+    int depth = 0;
+    long k = (long)text.size() - 1;
+    for (; k >= 0; --k) {
+      if (text[k] == last)
+        ++depth;
+      else if (text[k] == opener && --depth == 0)
+        break;
+    }
+    if (last == '}' && k > 0 && text[k - 1] == '<')
+      --k;
+    return text.find("ptr", std::max(k, 0L)) != std::string::npos;
+  }
+  if (last == ')')
+    return text.substr(text.size() > 30 ? text.size() - 30 : 0).find("ptr addrspace(") != std::string::npos;
+  std::string word = text.substr(text.rfind(' ') == std::string::npos ? 0 : text.rfind(' ') + 1);
+  if (!word.empty() && word[0] == '%')
+    return namedHasPtr;
+  return word.find("ptr") != std::string::npos;
+}
+
+// _Function.i_call
+void Extractor::iCall(const CallBase &I) {
+  const Value *callee = I.getCalledOperand();
+  if (isa<InlineAsm>(callee)) {
+    ++inlineAsm;
+    return;
+  }
+  if (!isLocal(callee) && !isa<Function>(callee) && !isa<GlobalVariable>(callee))
+    unsupported("callee kind");
+  FunctionType *fty = I.getFunctionType();
+  int nfixed = -1;
+  if (fty->isVarArg()) {  // "RET (P, ...)": the extractor counts its commas
+    nfixed = (int)fty->getNumParams();
+    for (Type *p : fty->params())
+      nfixed += (int)std::count(T.text(p).begin(), T.text(p).end(), ',');
+  }
+  Type *rty = I.getType();
+  bool retPtr = !rty->isVoidTy() && endsWithPtrType(T.text(rty), T.hasPtr(rty));
+  if (!rty->isVoidTy() && T.text(rty).find('"') != std::string::npos)
+    unsupported("quoted return type");
+  int result = retPtr ? local(&I) : -1;
+  std::vector<int> args;
+  for (const Use &a : I.args())
+    args.push_back(T.hasPtr(a->getType()) ? nodeOf(a.get()) : -1);
+  std::string res = rty->isVoidTy() ? std::string() : localName(&I);
+  if (isLocal(callee)) {
+    int fp = local(callee);
+    indirectCall(fp, args, result, nfixed, fn->name + ":%" + (res.empty() ? "call" : res) + ".icall");
+    return;
+  }
+  std::string name = globalName(cast<GlobalValue>(callee));
+  if (auto *gv = dyn_cast<GlobalVariable>(callee)) {
+    indirectCall(globalNode(gv), args, result, nfixed, fn->name + ":call." + name);
+    return;
+  }
+  FuncInfo &info = funcList[funcIndex.lookup(cast<Function>(callee))];
+  if (info.defined) {
+    int F = info.obj, np = (int)info.params.size();
+    for (size_t k = 0; k < args.size(); ++k) {
+      if (args[k] < 0)
+        continue;
+      if ((int)k < np)
+        B.copy(F + 2 + (int)k, args[k]);
+      else if (info.vararg)
+        B.copy(info.vaSlot(), args[k]);
+    }
+    if (result >= 0)
+      B.copy(result, F + 1);
+    return;
+  }
+  external(name, args, I, result);
+}
+
+// _Function._external: alias assertions, then the callee's model
+void Extractor::external(const std::string &callee, const std::vector<int> &args, const CallBase &I, int result) {
+  auto isCheck = [&](const std::string &s) {
+    return std::find(models.aliasChecks.begin(), models.aliasChecks.end(), s) != models.aliasChecks.end();
+  };
+  std::string check = isCheck(callee) ? callee : "";
+  if (check.empty() && StringRef(callee).starts_with("_Z")) {  // _Z8MAYALIASPvS_
+    size_t e = 2;
+    while (e < callee.size() && isDigit(callee[e]))
+      ++e;
+    if (e > 2 && e - 2 <= 9) {
+      size_t n = std::stoul(callee.substr(2, e - 2));
+      std::string inner = callee.substr(e, n);
+      if (isCheck(inner))
+        check = inner;
+    }
+  }
+  if (!check.empty()) {
+    std::vector<int> nodes;
+    for (size_t k = 0; k < std::min<size_t>(2, args.size()); ++k)
+      nodes.push_back(args[k] >= 0 ? args[k] : B.node(fn->name + ":null"));
+    if (nodes.size() == 2) {
+      const DILocation *l = I.getDebugLoc().get();
+      std::string loc = l ? locTable[mdLocation(l)].str() : "";
+      checks.push_back({check, nodes[0], nodes[1], loc.empty() ? fn->name : loc, fn->name});
+    }
+    return;
+  }
+  const std::vector<Effect> *model = models.modelFor(callee);
+  std::string res = I.getType()->isVoidTy() ? std::string() : localName(&I);
+  std::string name = res.empty() ? fn->name + ":" + callee + "()" : fn->name + ":%" + res;
+  std::vector<const Value *> argv;
+  for (const Use &a : I.args())
+    argv.push_back(a.get());
+  if (model == nullptr) {
+    count(unmodelled, unmodelledIndex, callee);
+    std::vector<const Function *> fargs;  // functions handed to unknown code may be called back
+    for (const Value *v : argv)
+      if (auto *f = dyn_cast<Function>(v))
+        fargs.push_back(f);
+    if (!fargs.empty()) {
+      int given = B.node(name + ".given");
+      for (int a : args)
+        if (a >= 0)
+          B.copy(given, a);
+      for (const Function *f : fargs) {
+        FuncInfo &target = funcList[funcIndex.lookup(f)];
+        for (size_t k = 0; k < target.params.size(); ++k)
+          B.copy(target.obj + 2 + (int)k, given);
+      }
+    }
+    return;
+  }
+  auto arg = [&](long k) { return k < (long)args.size() ? args[k] : -1; };
+  auto ref = [&](const Item &r) -> int {
+    if (r.isInt)
+      return arg(r.k);
+    if (r.s == "ret")
+      return result;
+    if (StringRef(r.s).starts_with("*+")) {
+      int a = arg(std::stol(r.s.substr(2)));
+      if (a < 0)
+        return -1;
+      int t = B.node(name + ".deref_any");
+      B.load(t, B.smear(a, name + ".elem"));
+      return t;
+    }
+    int a = arg(std::stol(r.s.substr(1)));
+    if (a < 0)
+      return -1;
+    if (r.s[0] == '*') {
+      int t = B.node(name + ".deref");
+      B.load(t, a);
+      return t;
+    }
+    return B.smear(a, name + ".elem");
+  };
+  auto constArg = [&](size_t k) -> std::optional<long> {  // ("i", k) argument values
+    if (k >= argv.size())
+      return std::nullopt;
+    auto *ci = dyn_cast<ConstantInt>(argv[k]);
+    if (ci == nullptr || ci->getBitWidth() == 1)
+      return std::nullopt;
+    return intKey(ci).k;
+  };
+  for (const Effect &eff : *model) {
+    const std::string &kind = eff[0].s;
+    if (kind == "alloc") {
+      if (result < 0)
+        continue;
+      std::optional<long> nbytes;  // _alloc_bytes: the product of the size arguments, when all are constants
+      auto which = models.allocSizeArgs.find(callee);
+      if (which != models.allocSizeArgs.end()) {
+        __int128 total = 1;
+        bool known = true;
+        for (int k : which->second) {
+          std::optional<long> v = constArg(k);
+          if (!v) {
+            known = false;
+            break;
+          }
+          total *= *v;
+          if (total > INT64_MAX || total < INT64_MIN)
+            unsupported("allocation size out of range");
+        }
+        if (known)
+          nbytes = (long)total;
+      }
+      int obj = heapObject("*" + name, nbytes, curLoc());
+      B.addr(result, obj);
+    } else if (kind == "alloc_out") {
+      int dst = ref(eff[1]);
+      if (dst >= 0) {
+        int obj = eff.size() == 3 && eff[2].s == "linked" ? selfLinked("*" + name + ".out", curLoc(), std::nullopt)
+                                                          : heapObject("*" + name + ".out", std::nullopt, curLoc());
+        int t = B.node(name + ".out");
+        B.addr(t, obj);
+        B.store(dst, t);
+      }
+    } else if (kind == "alloc_into") {
+      int dst = ref(eff[1]);
+      if (dst >= 0) {
+        int obj = heapObject("*" + name + ".into", std::nullopt, curLoc());
+        int t = B.node(name + ".into");
+        B.addr(t, obj);
+        B.store(B.smear(dst, name + ".fields"), t);
+      }
+    } else if (kind == "smear_fields") {
+      int a = ref(eff[1]);
+      if (a >= 0) {
+        int fields = B.smear(a, name + ".fields");
+        int t = B.node(name + ".advanced");
+        B.load(t, fields);
+        B.store(fields, B.smear(t, name + ".advanced.any"));
+      }
+    } else if (kind == "static") {
+      if (result >= 0)
+        B.addr(result, staticObj(callee));
+    } else if (kind == "static_text") {
+      if (result >= 0)
+        B.addr(result, staticTextObj(callee));
+    } else if (kind == "keep") {
+      int a = ref(eff[1]);
+      if (a >= 0)
+        B.copy(staticObj(eff.size() > 2 ? eff[2].s : callee), a);
+    } else if (kind == "ret_kept") {
+      if (result >= 0)
+        B.copy(result, staticObj(eff.size() > 1 ? eff[1].s : callee));
+    } else if (kind == "ret_arg") {
+      int a = ref(eff[1]);
+      if (result >= 0 && a >= 0)
+        B.copy(result, a);
+    } else if (kind == "ret_into") {
+      int a = ref(eff[1]);
+      if (result >= 0 && a >= 0)
+        B.copy(result, B.smear(a, name + ".into"));
+    } else if (kind == "copy") {
+      int d = ref(eff[1]);
+      int s = ref(eff[2]);
+      if (d >= 0 && s >= 0) {
+        long nbytes = -1;  // window(<= 0) is window(None)
+        if (argv.size() > 2 && eff[1].isInt && eff[1].k == 0 && isa<ConstantInt>(argv[2])) {
+          auto *ci = cast<ConstantInt>(argv[2]);
+          if (ci->getBitWidth() == 1)
+            unsupported("i1 copy size");
+          nbytes = intKey(ci).k;
+        }
+        int width = window(nbytes);
+        for (int k = 0; k < width; ++k) {
+          int t = B.node(name + ".copy" + std::to_string(k));
+          B.load(t, B.offset(s, k, name + ".src" + std::to_string(k)));
+          B.store(B.offset(d, k, name + ".dst" + std::to_string(k)), t);
+        }
+      }
+    } else if (kind == "store_into") {
+      int d = ref(eff[1]);
+      int s = ref(eff[2]);
+      if (d >= 0 && s >= 0)
+        B.store(d, B.smear(s, name + ".into"));
+    } else if (kind == "call") {
+      int fp = ref(eff[1]);
+      if (fp < 0)
+        continue;
+      std::vector<int> cargs;
+      for (const Item &r : eff[2].tuple) {
+        if (!r.isInt && r.s == "int") {
+          cargs.push_back(-1);
+        } else if (!r.isInt && r.s == "static") {
+          int t = B.node(name + ".static");
+          B.addr(t, staticObj(callee));
+          cargs.push_back(t);
+        } else {
+          cargs.push_back(ref(r));
+        }
+      }
+      indirectCall(fp, cargs, -1, -1, name + ".callback");
+    } else if (kind == "throw") {
+      int a = ref(eff[1]);
+      if (a >= 0)
+        B.copy(exception(), a);
+    } else if (kind == "va_start") {
+      int a = ref(eff[1]);
+      if (a >= 0 && fn->vararg) {
+        int t = B.node(fn->name + ":va_start");
+        B.addr(t, fn->vaSlot());
+        B.store(B.smear(a, fn->name + ":va_list"), t);
+      }
+    } else if (kind == "va_copy") {
+      int d = ref(eff[1]);
+      int s = ref(eff[2]);
+      if (d >= 0 && s >= 0) {
+        int t = B.node(name + ".va_copy");
+        B.load(t, B.smear(s, name + ".va_src"));
+        B.store(B.smear(d, name + ".va_dst"), t);
+      }
+    } else {
+      unsupported("model effect " + kind);
+    }
+  }
+}
+
+// ----------------------------------------------------------------- output
+template <typename T> void put(raw_ostream &out, const std::vector<T> &v) {
+  out.write(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
+}
+
+void Extractor::write(raw_ostream &out) {
+  std::string locs;
+  for (StringRef s : locTable) {
+    locs += s;
+    locs += '\0';
+  }
+  std::string stats;
+  raw_string_ostream st(stats);
+  st << "instructions\t" << instructions << "\nfunctions_defined\t" << definedCount << "\nfunctions_declared\t"
+     << declaredCount << "\nglobals\t" << globalCount << "\ninline_asm\t" << inlineAsm << "\n";
+  for (unsigned op : opcodeOrder)
+    st << "opcode\t" << Instruction::getOpcodeName(op) << "\t" << opcodeCounts[op] << "\n";
+  for (auto &[name, n] : unmodelled)
+    st << "unmodelled\t" << name << "\t" << n << "\n";
+  for (auto &c : checks)
+    st << "alias_check\t" << c.kind << "\t" << c.a << "\t" << c.b << "\t" << c.loc << "\t" << c.fn << "\n";
+  st.flush();
+  out << "ANDX1\n";
+  std::vector<int64_t> header{B.n(), (int64_t)B.col[ADDR_D].size(), (int64_t)B.col[COPY_D].size(),
+                              (int64_t)B.col[LOAD_D].size(), (int64_t)B.col[STORE_D].size(),
+                              (int64_t)B.col[GEP_D].size(), (int64_t)B.names.size(), (int64_t)locs.size(),
+                              (int64_t)stats.size(), i2pObj};
+  put(out, header);
+  put(out, B.size);
+  put(out, B.loc);
+  for (auto &c : B.col)
+    put(out, c);
+  put(out, B.kind);
+  out << B.names << locs << stats;
+}
+
+}  // namespace
+
+// Declared in read_bitcode.cpp, which calls it.
+bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why) {
+  Models models;
+  if (!models.load(modelsPath)) {
+    why = std::string("cannot read the models file ") + modelsPath;
+    return false;
+  }
+  try {
+    // never freed: the process exits next, and freeing it all costs more than building
+    Extractor &ex = *new Extractor(m, models);
+    ex.run();
+    ex.write(out);
+    return true;
+  } catch (const Unsupported &u) {
+    why = u.why;
+    return false;
+  }
+}
