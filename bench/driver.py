@@ -101,6 +101,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--no-markdown", action="store_true",
                    help="plots only (keep the Markdown that the run wrote, with its command and settings)")
+    p.add_argument("--extraction-from-dumps", action="store_true",
+                   help="corpus: first take each row's extraction columns (extract_s, extract_cpu_s, ...) from "
+                        "the records beside the dumps (after `python -m bench dump --force` here), where the "
+                        "record has the row's node and constraint counts; writes the CSV")
+    p.add_argument("--dumps-dir", type=Path, default=ROOT / ".corpus-dumps")
 
     m = sub.add_parser("readme", help="rewrite README.md's benchmark tables (between <!-- bench:NAME --> markers) "
                                       "from the CSVs in bench/results")
@@ -369,6 +374,30 @@ def _with_record(row: dict, records: dict) -> dict:
     return {**row, **{k: v for k, v in filled.items() if _missing(row.get(k))}}
 
 
+def _refresh_extraction(df, records: dict):
+    """``df`` (corpus rows) with the extraction columns of each program's record, where the
+    record describes the same input (equal node and constraint counts); says what it skipped."""
+    import pandas as pd
+
+    from bench._measure import extraction_fields
+
+    rows = df.to_dict("records")
+    for program in dict.fromkeys(r["program"] for r in rows):
+        record = records.get(program)
+        mine = [r for r in rows if r["program"] == program]
+        if record is None:
+            print(f"{program}: no extraction record beside the dumps; kept", file=sys.stderr)
+            continue
+        counts = {(r.get("nodes"), r.get("constraints")) for r in mine}
+        if counts != {(record.get("nodes"), record.get("constraints"))}:
+            print(f"{program}: the record has {record.get('nodes')} nodes and {record.get('constraints')} "
+                  f"constraints, the results {sorted(counts)}: kept", file=sys.stderr)
+            continue
+        for r in mine:
+            r.update(extraction_fields(record))
+    return pd.DataFrame(rows, columns=df.columns)
+
+
 def _missing(v) -> bool:
     return v is None or (isinstance(v, float) and v != v)
 
@@ -386,6 +415,9 @@ def cmd_report(args) -> int:
             print(f"{path}: no results", file=sys.stderr)
             continue
         df = pd.read_csv(path)
+        if suite == "corpus" and args.extraction_from_dumps:
+            df = _refresh_extraction(df, _extraction_records(args.dumps_dir))
+            df.to_csv(path, index=False)
         first = df.iloc[0]
         meta = dict(suite=suite, command=f"python -m bench report --suite {suite} (tables of an earlier run)",
                     machine=first.get("machine", "?"), gpu="", date=first.get("date", "?"),

@@ -287,3 +287,20 @@ def test_readme_missing_marker_or_csv_exits_2_and_writes_nothing(readme_tree, ca
             "csv": "corpus.csv: missing"}[broken] in err
     assert readme.read_bytes() == original.encode()
     assert [p.name for p in readme.parent.iterdir() if p.name.startswith(".README")] == []  # no temporary left
+
+
+def test_extraction_columns_refresh_only_where_the_counts_match(capsys):
+    df = pd.DataFrame([
+        dict(program="a", backend="gpu", nodes=10, constraints=20, extract_s=9.0, solve_ms_median=1.5),
+        dict(program="a", backend="cpu", nodes=10, constraints=20, extract_s=9.0, solve_ms_median=3.0),
+        dict(program="b", backend="gpu", nodes=5, constraints=7, extract_s=4.0, solve_ms_median=2.0),
+        dict(program="c", backend="gpu", nodes=1, constraints=1, extract_s=8.0, solve_ms_median=2.0),
+    ])
+    records = {"a": dict(nodes=10, constraints=20, extract_s=1.25, extract_cpu_s=1.0, llvm_instructions=99),
+               "b": dict(nodes=6, constraints=7, extract_s=0.5)}
+    out = driver._refresh_extraction(df, records)
+    assert list(out.extract_s) == [1.25, 1.25, 4.0, 8.0]
+    assert list(out.solve_ms_median) == [1.5, 3.0, 2.0, 2.0]  # solve columns untouched
+    assert list(out.columns) == list(df.columns)  # no new columns: the results keep their shape
+    err = capsys.readouterr().err
+    assert "b: the record has 6 nodes" in err and "c: no extraction record" in err
