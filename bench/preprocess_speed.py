@@ -42,7 +42,8 @@ VARIANTS = [("default (1 round, 2 passes)", {}),
             ("1 pass", {"hvn_passes": 1}),
             ("4 passes", {"hvn_passes": 4}),
             ("fixpoint (8 rounds x 8 passes)", {"max_passes": 8, "hvn_passes": 8, "min_gain": 0.0}),
-            ("scc only", {"hvn": False})]
+            ("scc only", {"hvn": False}),
+            ("hu", {"hu": True})]
 BEFORE = "before"
 
 
@@ -58,7 +59,11 @@ def best_cpu(fns, repeat: int):
     return [b * 1e3 for b in best], outs
 
 
-def measure(inp, repeat: int, solve, old, check: bool) -> list[dict]:
+def _solve_this(label: str, solve_variants) -> bool:
+    return solve_variants is None or any(label.startswith(v) for v in solve_variants)
+
+
+def measure(inp, repeat: int, solve, old, check: bool, solve_variants=None, solve_repeat=None) -> list[dict]:
     from andersen_gpu.backends import cpu
     from andersen_gpu.preprocess import collapse
     from bench._inputs import load_constraints, load_solution
@@ -76,9 +81,9 @@ def measure(inp, repeat: int, solve, old, check: bool) -> list[dict]:
                "constraints_before": st.constraints_before["total"],
                "constraints_after": st.constraints_after["total"],
                "hvn_passes": getattr(st, "hvn_passes", st.passes), "rounds": st.passes}
-        if solve is True or (solve and program in solve):
-            (sms,), (sol,) = best_cpu([lambda: cpu.solve(work, preprocess=False)],
-                                      repeat if program in FAST else 1)
+        if (solve is True or (solve and program in solve)) and _solve_this(label, solve_variants):
+            reps = solve_repeat if solve_repeat is not None else (repeat if program in FAST else 1)
+            (sms,), (sol,) = best_cpu([lambda: cpu.solve(work, preprocess=False)], reps)
             row["solve_cpu_ms"] = round(sms, 1)
             row["total_cpu_ms"] = round(ms + sms, 1)
             if check and label.startswith("default") and program in REFERENCE and inp.solution is not None:
@@ -105,6 +110,7 @@ def summary(df):
     new = df[df.variant.str.startswith("default")].set_index("input")
     old = df[df.variant == BEFORE].set_index("input")
     scc = df[df.variant == "scc only"].set_index("input")
+    hu = df[df.variant == "hu"].set_index("input")
     if old.empty:
         return None
     out = pd.DataFrame({"before_ms": old.preprocess_cpu_ms, "after_ms": new.preprocess_cpu_ms,
@@ -113,10 +119,14 @@ def summary(df):
                         "nodes_before": old.nodes_after, "nodes_after": new.nodes_after,
                         "constraints_in": new.constraints_before, "constraints_scc_only": scc.constraints_after,
                         "constraints_before": old.constraints_after, "constraints_after": new.constraints_after})
+    if not hu.empty:
+        out["hu_ms"] = hu.preprocess_cpu_ms
+        out["nodes_hu"] = hu.nodes_after
+        out["constraints_hu"] = hu.constraints_after
     if "solve_cpu_ms" in df:
-        out["solve_ms_scc_only"] = scc.solve_cpu_ms
-        out["solve_ms_before"] = old.solve_cpu_ms
-        out["solve_ms_after"] = new.solve_cpu_ms
+        for name, part in (("scc_only", scc), ("before", old), ("after", new), ("hu", hu)):
+            if not part.empty and part.solve_cpu_ms.notna().any():
+                out[f"solve_ms_{name}"] = part.solve_cpu_ms
     out = out.reset_index()
     geo = round(float(np.exp(np.log(out["speedup"]).mean())), 1)
     return out, geo
@@ -155,6 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before-label", default="the preprocess package at the commit named in --before's notes",
                     help="what 'before' is, for the Markdown notes")
     ap.add_argument("--check", action="store_true", help="compare the default result's solution to the reference")
+    ap.add_argument("--solve-variants", nargs="*", default=None,
+                    help="solve only the results of variants whose label starts with one of these (default: all)")
+    ap.add_argument("--solve-repeat", type=int, default=None,
+                    help="best of this many solves (default: --repeat for the fast inputs, else 1)")
     ap.add_argument("--out-stem", type=Path, default=None)
     args = ap.parse_args(argv)
 
@@ -180,17 +194,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skip {program}: no input", file=sys.stderr)
             continue
         solve = False if args.no_solve else (set(args.solve_only) if args.solve_only is not None else True)
-        rows += measure(inp, args.repeat, solve, old, args.check)
+        rows += measure(inp, args.repeat, solve, old, args.check, args.solve_variants, args.solve_repeat)
     df = pd.DataFrame(rows)
     if args.out_stem is None:
         print(df.to_string(index=False))
         return 0
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "andersen_gpu/preprocess"], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     machine = f"{platform.node()} ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
     df.insert(0, "machine", machine)
-    df.insert(1, "commit", commit + ("+uncommitted preprocess" if dirty else ""))
+    df.insert(1, "commit", commit + (" + working tree" if dirty else ""))
     args.out_stem.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(args.out_stem.with_suffix(".csv"), index=False)
     cmd = "python3 bench/preprocess_speed.py " + " ".join(argv if argv is not None else sys.argv[1:])

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from andersen_gpu.backends import reference
-from andersen_gpu.preprocess import collapse
+from andersen_gpu.preprocess import collapse, hvn
 from andersen_gpu.preprocess.hvn import hvn_labels, pointee_capable
+from andersen_gpu.preprocess.rewrite import apply_rep
 from constraints.model import ConstraintSet
 
 from strategies import constraint_sets
@@ -17,6 +18,8 @@ from strategies import constraint_sets
 def _check_same_solution(cs: ConstraintSet, **flags) -> ConstraintSet:
     out, stats = collapse(cs, **flags)
     assert out.n_nodes == cs.n_nodes
+    out.validate()              # built without validation: every invariant must hold anyway
+    assert not out.copy_dst.flags.writeable and not out.rep.flags.writeable
     rep = out.rep
     assert np.array_equal(rep[rep], rep)
     # the new table refines the old one
@@ -51,6 +54,47 @@ def test_one_hvn_pass_keeps_least_solution(cs):
 @given(constraint_sets(max_nodes=40, max_constraints=80))
 def test_hvn_to_fixpoint_keeps_least_solution(cs):
     _check_same_solution(cs, max_passes=8, hvn_passes=8, min_gain=0.0)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=40, max_constraints=80))
+def test_hu_keeps_least_solution(cs):
+    _check_same_solution(cs, hu=True)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=40, max_constraints=80))
+def test_hu_with_capped_unions_keeps_least_solution(cs):
+    # unions of more than two members stay HVN sets of labels (mixed sets in one table)
+    before = hvn.HU_MAX_EXPANSION
+    hvn.HU_MAX_EXPANSION = 2
+    try:
+        _check_same_solution(cs, hu=True, hvn_passes=4)
+    finally:
+        hvn.HU_MAX_EXPANSION = before
+
+
+def test_hu_merges_equal_unions_that_hvn_keeps_apart():
+    # a = &x; b = &y; c = a; c = b; d = a; d = c: pts(c) == pts(d) == {x, y}. HVN labels c by
+    # {A(x), A(y)} and d by {A(x), label(c)}; HU flattens both to {A(x), A(y)}.
+    a, b, c, d, x, y = range(6)
+    cs = ConstraintSet.from_lists(6, obj_size={x: 1, y: 1}, addr=[(a, x), (b, y)],
+                                  copy=[(c, a), (c, b), (d, a), (d, c)])
+    assert _check_same_solution(cs).rep[d] != _check_same_solution(cs).rep[c]
+    out = _check_same_solution(cs, hu=True)
+    assert out.rep[c] == out.rep[d]
+
+
+def test_apply_rep_refuses_a_table_that_is_not_a_fixpoint():
+    cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
+    with pytest.raises(ValueError, match="fixpoint"):
+        apply_rep(cs, np.array([1, 2, 2], np.int32))
+    with pytest.raises(ValueError, match="fixpoint"):
+        apply_rep(cs, np.array([0, 3, 2], np.int32))
+    out = apply_rep(cs, np.array([0, 0, 2], np.int32))
+    out.validate()
+    assert out.copy_dst.size == 0 and out.rep.tolist() == [0, 0, 2]
+    assert apply_rep(cs, np.arange(3)).offline_rep is None
 
 
 def test_load_gep_cycles_keyed_by_label():

@@ -7,9 +7,13 @@ table; SciPy's SCC collapse runs only when that call reports a copy cycle
 set is rewritten (deduplicated, empty-set constraints dropped, validated)
 once, at the end (:func:`.rewrite.apply_rep`).
 
-Where the time goes (bench/results/preprocess-speed.md): the HVN call
-(contraction, ordering, passes) is about four fifths, the rewrite one
-fifth, of which ``ConstraintSet`` validation is about half.
+Where the time goes (bench/results/preprocess-speed.md, gs): the HVN
+passes about a third, contraction, ordering and the renumbered graph
+about a third, the rewrite and final table a sixth; the rest is the
+kernel faulting in fresh pages, which is why the compiled passes reuse
+their per-node arrays (and write the final table over the contracted
+one) instead of allocating new ones. The rewritten set is not validated
+again (its ids are the checked table's), which halved the rewrite.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 from constraints.model import EDGE_KINDS, ConstraintSet
 
 from .hvn import label_round, pointee_capable
-from .rewrite import apply_rep, compose
+from .rewrite import _table_reps, apply_rep, compose
 from .scc import scc_rep
 
 
@@ -62,7 +66,7 @@ def _counts(cs: ConstraintSet) -> dict[str, int]:
 
 
 def _n_reps(rep: np.ndarray) -> int:
-    return int(np.count_nonzero(rep == np.arange(len(rep), dtype=rep.dtype)))
+    return int(_table_reps(rep))
 
 
 def _scc_round(cs: ConstraintSet, rep: np.ndarray) -> np.ndarray:
@@ -73,7 +77,7 @@ def _scc_round(cs: ConstraintSet, rep: np.ndarray) -> np.ndarray:
 
 
 def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: int = 1,
-             min_gain: float = 0.002, hvn_passes: int = 2) -> tuple[ConstraintSet, PreprocessStats]:
+             min_gain: float = 0.002, hvn_passes: int = 2, hu: bool = False) -> tuple[ConstraintSet, PreprocessStats]:
     """Merge nodes that share a least points-to set; keep the least solution.
 
     Parameters
@@ -98,6 +102,15 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
         loads and geps that close a cycle, see :mod:`.hvn`; passes after
         the first revisit only dirty nodes and cost 8-40 % of the first).
         Two is the default (bench/results/preprocess-speed.md).
+    hu : bool
+        Hash-based unification (HU, Hardekopf and Lin, SAS 2007) instead of
+        HVN: a label is a set of primitive labels, so nodes whose inputs'
+        sets have equal unions are merged too. On the paper inputs it
+        leaves 0.3-2.4 % fewer nodes and 0.7-5 % fewer constraints at
+        1.0-1.3x the preprocessing time (gimp 1.6x); the cpu backend's
+        solver does 1-7 % less work on them, but its solve time moved within
+        the measurement noise (bench/results/preprocess-speed.md): off by
+        default.
 
     Returns
     -------
@@ -122,8 +135,9 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
     t0 = time.perf_counter()
     n = cs.n_nodes
     rep = np.ascontiguousarray(cs.rep, np.int32)
-    stats = PreprocessStats(nodes_before=_n_reps(rep), constraints_before=_counts(cs))
-    empty = np.zeros(n, bool)
+    stats = PreprocessStats(nodes_before=n if cs.offline_rep is None else _n_reps(rep),
+                            constraints_before=_counts(cs))
+    leaders = []                            # proven empty in some round
     reps = stats.nodes_before
     if scc or hvn:
         cap = pointee_capable(cs) if hvn else None
@@ -132,20 +146,19 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
             before = reps
             if hvn:
                 # HVN's ordering finds copy cycles itself: run SciPy's SCC collapse only when there is one
-                table, leader, acyclic, passes = label_round(cs, rep, cap, hvn_passes)
+                table, leader, acyclic, passes, after = label_round(cs, rep, cap, hvn_passes, hu)
                 after_scc = before
                 if not acyclic:
                     rep = _scc_round(cs, rep)
                     after_scc = _n_reps(rep)
                     stats.scc_merged += before - after_scc
-                    table, leader, acyclic, passes = label_round(cs, rep, cap, hvn_passes)
+                    table, leader, acyclic, passes, after = label_round(cs, rep, cap, hvn_passes, hu)
                     if not acyclic:
                         raise RuntimeError("copy graph still cyclic after SCC collapse")
                 stats.hvn_passes += passes
                 if leader >= 0:
-                    empty[leader] = True
+                    leaders.append(leader)
                 rep = table
-                after = _n_reps(rep)
                 stats.hvn_merged += after_scc - after
             else:
                 rep = _scc_round(cs, rep)
@@ -156,9 +169,9 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
             stats.rounds.append(gained)
             if gained == 0 or gained < min_gain * before or not hvn:
                 break
-        proven = np.flatnonzero(empty)
-        empty[proven] = False
-        empty[rep[proven]] = True           # proven empty in any round: so is its rep
+    empty = np.zeros(n, bool)
+    for leader in leaders:
+        empty[rep[leader]] = True           # proven empty in any round: so is its rep
     cur = apply_rep(cs, rep, drop_empty=empty)
     stats.nodes_after = reps
     stats.constraints_after = _counts(cur)

@@ -41,6 +41,14 @@ constraint set and running HVN again); on the paper inputs two passes leave
 no more nodes than eight such rounds did
 (bench/results/preprocess-speed.md).
 
+With ``hu`` (Hardekopf and Lin's HU), a label stands for a *set of
+primitive labels* (``A``, ``I``, and the fresh labels of ``L``/``G`` keys),
+and a node's label is that of the union of its inputs' sets: ``c = a; c =
+b; d = a; d = c`` gives c and d the same label, which HVN's sets of labels
+({A(x), A(y)} against {A(x), label(c)}) do not. Exact for the same
+reason (every label still denotes one fixed set). Unions of more than
+``HU_MAX_EXPANSION`` members fall back to HVN's set of labels.
+
 Before any of this, a representative whose only input is one copy from
 ``y`` and that no store can write is merged with ``y`` (union-find, one
 pass over the copies): it would get y's label anyway, and removing it first
@@ -63,6 +71,12 @@ from numba import njit
 from constraints.model import ConstraintSet
 
 from ._hash import fmix64 as _fmix
+
+
+#: HU (``label_round(..., hu=True)``) flattens a node's input labels into one set of primitive
+#: labels only while that set has at most this many members; a larger one is hash-consed as
+#: HVN's set of labels (exact either way, only coarser), which bounds the time HU adds.
+HU_MAX_EXPANSION = 256
 
 
 def pointee_capable(cs: ConstraintSet) -> np.ndarray:
@@ -99,7 +113,7 @@ def hvn_labels(cs: ConstraintSet, max_passes: int = 1) -> np.ndarray:
         If the copy graph has a cycle.
     """
     rep = cs.rep
-    table, empty, ok, _ = label_round(cs, rep, pointee_capable(cs), max_passes)
+    table, empty, ok, _, _ = label_round(cs, rep, pointee_capable(cs), max_passes)
     if not ok:
         raise ValueError("hvn_labels needs an acyclic copy graph (collapse SCCs first)")
     labels = table.astype(np.int64) + 1
@@ -109,7 +123,7 @@ def hvn_labels(cs: ConstraintSet, max_passes: int = 1) -> np.ndarray:
     return labels
 
 
-def label_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, max_passes: int = 2):
+def label_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, max_passes: int = 2, hu: bool = False):
     """HVN passes on ``cs`` read through the representative table ``rep``.
 
     Parameters
@@ -124,32 +138,37 @@ def label_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, max_passes:
     max_passes : int
         Upper bound on passes; stops earlier when a pass merges nothing
         new or leaves nothing dirty.
+    hu : bool
+        Hash-based unification (HU, see the module docstring) instead of
+        plain HVN sets of labels.
 
     Returns
     -------
-    (table, empty, acyclic, passes)
+    (table, empty, acyclic, passes, reps)
         ``table``: int32[n_nodes], a fixpoint table refining ``rep`` with
         every merge found (each class led by its smallest representative
         id; all provably empty representatives form one class). ``empty``: the leader of
         that class, or -1. ``acyclic``: False when the copy graph through
         ``rep`` has a cycle; then nothing is merged (``table`` is ``rep``):
         collapse SCCs and call again. ``passes``: the passes run.
+        ``reps``: the representatives of ``table`` (-1 when not acyclic).
     """
     n = cs.n_nodes
     rep = np.ascontiguousarray(rep, np.int32)
-    crep, ind, cid, k, n_copy, e_src, e_dst = _compact(
+    crep, ind, cid, ids, k, n_copy, e_src, e_dst = _compact(
         n, rep, np.ascontiguousarray(cap, np.bool_), cs.copy_src, cs.copy_dst, cs.addr_dst,
         cs.load_dst, cs.load_src, cs.gep_dst, cs.gep_src)
     order = _dep_order(k, n_copy, e_src, e_dst)
     if len(order) < k:
-        return rep.copy(), -1, False, 0
-    node_of, *graph = _graph(n, k, crep, ind, cid, order, n_copy, e_src, e_dst, cs.addr_dst, cs.addr_src,
+        return rep.copy(), -1, False, 0, -1
+    node_of, *graph = _graph(n, k, crep, ind, cid, ids, order, n_copy, e_src, e_dst, cs.addr_dst, cs.addr_src,
                              cs.gep_offset)
     n_load = len(cs.load_dst)
-    uf, empty_node, passes = _passes(n, k, n_copy, n_load, e_dst, cs.gep_offset, *graph,
-                                     max(int(max_passes), 1))
-    table, empty = _table(n, k, crep, cid, ind, node_of, uf, empty_node)
-    return table, empty, True, passes
+    # cid is not read after _graph (_graph marked the touched nodes in ind): _passes reuses it
+    uf, empty_node, passes = _passes(n, k, n_copy, n_load, e_dst, cs.gep_offset, *graph, cid,
+                                     max(int(max_passes), 1), bool(hu), HU_MAX_EXPANSION)
+    table, empty, reps = _table(n, k, crep, ind, node_of, uf, empty_node)
+    return table, empty, True, passes, reps
 
 
 # ----------------------------------------------------------------- compiled core
@@ -427,19 +446,22 @@ def _compact(n, rep, cap, copy_src, copy_dst, addr_dst, load_dst, load_src, gep_
     nodes on the paper inputs; it is the merge HVN would find, at the cost
     of one union per copy).
 
-    Returns ``(crep, ind, cid, k, n_copy, e_src, e_dst)``: ``crep``
+    Returns ``(crep, ind, cid, ids, k, n_copy, e_src, e_dst)``: ``crep``
     (int32[n]) the fixpoint table refining ``rep`` with those merges;
-    ``ind[r]`` (bool[n]) when a store may write crep-representative r;
+    ``ind[r]`` (bool[n]) when a store may write crep-representative r
+    (read at representatives only);
     ``cid`` (int32[n]): the compact id of each touched representative (in
-    first-touch order), -1 elsewhere; k touched nodes; the dependency edges
+    first-touch order), -1 elsewhere; ``ids`` (int32[k]) its inverse; k
+    touched nodes; the dependency edges
     ``y -> x`` in compact ids (int32): the n_copy copies that are not
     self-copies, then loads, then geps.
     """
     ind = np.zeros(n, np.bool_)           # "a store may write it": a member can be pointed to
+    src1 = np.empty(n, np.int32)          # the one copy source of a representative; -2: other inputs
     for v in range(n):
+        src1[v] = -1
         if cap[v]:
             ind[rep[v]] = True
-    src1 = np.full(n, -1, np.int32)       # the one copy source of a representative; -2: other inputs
     for i in range(len(copy_src)):
         s = rep[copy_src[i]]
         d = rep[copy_dst[i]]
@@ -455,19 +477,25 @@ def _compact(n, rep, cap, copy_src, copy_dst, addr_dst, load_dst, load_src, gep_
     for x in range(n):
         if src1[x] >= 0 and not ind[x]:
             _union(crep, x, src1[x])
+    # one pass: compress the forest; a class's root inherits "a store may write it" from the
+    # sources of its contracted nodes (which have none of their own; setting it from a node that
+    # was not contracted is harmless: that node has it); src1 is read for the last time, and its
+    # memory holds cid from here on (ind is read at representatives only)
+    cid = src1
     for v in range(n):
-        crep[v] = _find(crep, v)
+        r = _find(crep, v)
+        crep[v] = r
+        s = src1[v]
+        if s >= 0 and ind[s]:
+            ind[r] = True
+        cid[v] = -1
     rep = crep
-    ind[:] = False
-    for v in range(n):
-        if cap[v]:
-            ind[rep[v]] = True
     # dependency edges y -> x in compact ids (numbered on first touch): copies, then loads, then geps
     n_load = len(load_dst)
     n_gep = len(gep_dst)
     e_src = np.empty(len(copy_src) + n_load + n_gep, np.int32)
     e_dst = np.empty(len(e_src), np.int32)
-    cid = np.full(n, -1, np.int32)
+    ids = np.empty(min(n, 2 * len(e_src) + len(addr_dst)), np.int32)
     k = 0
     j = 0
     for r in range(3):
@@ -480,9 +508,11 @@ def _compact(n, rep, cap, copy_src, copy_dst, addr_dst, load_dst, load_src, gep_
                 continue
             if cid[y] < 0:
                 cid[y] = k
+                ids[k] = y
                 k += 1
             if cid[x] < 0:
                 cid[x] = k
+                ids[k] = x
                 k += 1
             e_src[j] = cid[y]
             e_dst[j] = cid[x]
@@ -492,8 +522,9 @@ def _compact(n, rep, cap, copy_src, copy_dst, addr_dst, load_dst, load_src, gep_
     for x in addr_dst:
         if cid[rep[x]] < 0:
             cid[rep[x]] = k
+            ids[k] = rep[x]
             k += 1
-    return crep, ind, cid, k, n_copy, e_src[:j], e_dst[:j]
+    return crep, ind, cid, ids[:k], k, n_copy, e_src[:j], e_dst[:j]
 
 
 @njit(cache=True)
@@ -509,10 +540,12 @@ def _dep_order(k, n_copy, e_src, e_dst):
 
 
 @njit(cache=True)
-def _graph(n, k, rep, ind, cid, order, n_copy, e_src, e_dst, addr_dst, addr_src, gep_off):
+def _graph(n, k, rep, ind, cid, ids, order, n_copy, e_src, e_dst, addr_dst, addr_src, gep_off):
     """Renumber the compact nodes in processing order ("placed before" is "smaller id").
 
-    Rewrites ``e_src``/``e_dst`` in place to the new numbering and returns
+    Rewrites ``e_src``/``e_dst`` in place to the new numbering, sets
+    ``ind`` of every touched representative (``_table`` then tells the
+    untouched ones without ``cid``, which ``_passes`` reuses) and returns
     ``(node_of, is_ind, back, c_ptr, c_in, a_ptr, a_in, l_ptr, l_in, g_ptr, g_in, g_off, s_ptr, s_edge)``:
     the original id and store flag of each position, the inputs of each node
     by kind (copy sources, address-of pointees, load and gep pointers, gep
@@ -524,9 +557,8 @@ def _graph(n, k, rep, ind, cid, order, n_copy, e_src, e_dst, addr_dst, addr_src,
     for i in range(k):
         pos[order[i]] = i
     node_of = np.empty(k, np.int32)          # original id of each processing position
-    for v in range(n):
-        if cid[v] >= 0:
-            node_of[pos[cid[v]]] = v
+    for c in range(k):
+        node_of[pos[c]] = ids[c]
     for i in range(n_dep):
         e_src[i] = pos[e_src[i]]
         e_dst[i] = pos[e_dst[i]]
@@ -548,6 +580,7 @@ def _graph(n, k, rep, ind, cid, order, n_copy, e_src, e_dst, addr_dst, addr_src,
     is_ind = np.empty(k, np.bool_)
     for v in range(k):
         is_ind[v] = ind[node_of[v]]
+        ind[node_of[v]] = True                # from here on ind marks "touched or a store may write it"
     back = np.zeros(k, np.bool_)              # read through by a node placed at or before it
     for e in range(n_copy, n_dep):
         if e_dst[e] <= e_src[e]:
@@ -557,7 +590,7 @@ def _graph(n, k, rep, ind, cid, order, n_copy, e_src, e_dst, addr_dst, addr_src,
 
 @njit(cache=True)
 def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_ptr, a_in, l_ptr, l_in, g_ptr, g_in,
-            g_off, s_ptr, s_edge, max_passes):
+            g_off, s_ptr, s_edge, held_a, max_passes, hu=False, hu_max=256):
     """The HVN passes over the renumbered graph (see the module docstring).
 
     Returns ``(uf, empty_node, passes)``: the union-find forest of the
@@ -574,7 +607,12 @@ def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_p
     n_gep = len(gep_off)
     label = np.full(k, -1, np.int32)
     next_label = 1 + n + k
-    holder = np.full(next_label + k + 16, -1, np.int32)    # a node that got each label (grows)
+    # a node that got each label: label 0 in a scalar, A(y) in held_a[y] (n entries: the caller's
+    # cid, whose memory is free by now: no fresh pages), I(x) in held_i[x], fresh ones in held_f (grows)
+    held_0 = -1
+    held_a[:] = -1
+    held_i = np.full(k, -1, np.int32)
+    held_f = np.full(k + 16, -1, np.int32)
     uf = np.arange(k).astype(np.int32)
     keys = np.full((_capacity((n_load + n_gep) // 4), 3), -1, np.int32)
     n_keys = 0
@@ -593,6 +631,8 @@ def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_p
     dirty = np.zeros(k, np.bool_)
     dirty_next = np.zeros(k, np.bool_)
     buf = np.empty(16, np.int32)
+    hbuf = np.empty(16, np.int32)
+    set_of = np.full(next_label + k + 16 if hu else 0, -1, np.int32)   # HU: set id of a set label
     passes = 0
     for p in range(max_passes):
         passes += 1
@@ -649,6 +689,33 @@ def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_p
                 lab = buf[0]
             else:
                 u = _sort_unique(buf, m)
+                if hu and u > 1:
+                    # HU: a set label stands for the union of its members (primitive labels, unless
+                    # that union had more than hu_max: then HVN's set of labels, still exact)
+                    m2 = 0
+                    for i in range(u):
+                        lab = buf[i]
+                        c = set_of[lab] if lab < len(set_of) else -1
+                        m2 += members[set_start[c]] if c >= 0 else 1
+                    if u < m2 <= hu_max:
+                        if m2 + 1 > len(hbuf):
+                            hbuf = np.empty(2 * m2 + 2, np.int32)
+                        m2 = 0
+                        for i in range(u):
+                            lab = buf[i]
+                            c = set_of[lab] if lab < len(set_of) else -1
+                            if c >= 0:
+                                st = set_start[c]
+                                for j in range(members[st]):
+                                    hbuf[m2] = members[st + 1 + j]
+                                    m2 += 1
+                            else:
+                                hbuf[m2] = lab
+                                m2 += 1
+                        u = _sort_unique(hbuf, m2)
+                        if u + 1 > len(buf):
+                            buf = np.empty(2 * u + 2, np.int32)
+                        buf[:u] = hbuf[:u]
                 if u == 1:
                     lab = buf[0]
                 else:
@@ -691,16 +758,33 @@ def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_p
                         set_start[n_sets] = n_members
                         set_label[n_sets] = lab
                         n_members += u + 1
+                        if hu:
+                            while lab >= len(set_of):
+                                set_of = _grow(set_of)
+                            set_of[lab] = n_sets
                         n_sets += 1
             old = label[v] if p > 0 else -(v + 1)     # the key reads through v used so far
             if p > 0 and lab == old:
                 continue
             label[v] = lab
-            while lab >= len(holder):
-                holder = _grow(holder)
-            if holder[lab] < 0:
-                holder[lab] = v
-            elif _union(uf, holder[lab], v):
+            if lab == 0:
+                held, at = held_a, -1
+            elif lab <= n:
+                held, at = held_a, lab - 1
+            elif lab <= n + k:
+                held, at = held_i, lab - 1 - n
+            else:
+                at = lab - 1 - n - k
+                while at >= len(held_f):
+                    held_f = _grow(held_f)
+                held = held_f
+            h = held_0 if at < 0 else held[at]
+            if h < 0:
+                if at < 0:
+                    held_0 = v
+                else:
+                    held[at] = v
+            elif _union(uf, h, v):
                 merged += 1
             if p == 0 and not back[v]:
                 continue                          # pass 1 marks nothing dirty: only aliases matter
@@ -730,7 +814,7 @@ def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_p
         if not any_next or (p > 0 and merged == 0):
             break
         dirty, dirty_next = dirty_next, dirty
-    return uf, holder[0], passes
+    return uf, held_0, passes
 
 
 @njit(cache=True)
@@ -757,10 +841,12 @@ def _set_grow(sets, set_start, members, set_label):
 
 
 @njit(cache=True)
-def _table(n, k, rep, cid, ind, node_of, uf, empty_node):
+def _table(n, k, rep, ind, node_of, uf, empty_node):
     """The fixpoint table: each class led by its smallest ``rep`` id; one class for every empty node.
 
-    Returns ``(table int32[n], empty leader or -1)``.
+    Written over ``rep`` (the contracted table, a fixpoint: its roots get
+    their class's leader first, then every node its root's entry). Returns
+    ``(table int32[n], empty leader or -1, representatives of table)``.
     """
     min_id = np.full(k, n, np.int32)
     for v in range(k):
@@ -769,21 +855,23 @@ def _table(n, k, rep, cid, ind, node_of, uf, empty_node):
             min_id[r] = node_of[v]
     empty_root = _find(uf, empty_node) if empty_node >= 0 else -1
     empty = min_id[empty_root] if empty_root >= 0 else n
+    found = False
     for v in range(n):
-        if rep[v] == v and cid[v] < 0 and not ind[v]:
-            empty = min(empty, v)          # nothing flows in and nothing can store into it
-            break
+        if rep[v] == v and not ind[v]:   # untouched (ind marks touched nodes too, see _graph)
+            if not found:                  # the first of them decides the leader
+                empty = min(empty, v)      # nothing flows in and nothing can store into it
+                found = True
+            rep[v] = empty
     if empty == n:
         empty = -1
-    new_rep = np.arange(n).astype(np.int32)
     for v in range(k):
         r = _find(uf, v)
-        new_rep[node_of[v]] = empty if r == empty_root else min_id[r]
+        rep[node_of[v]] = empty if r == empty_root else min_id[r]
+    # every other entry points to a root whose entry is final now (the new entries form a fixpoint table)
+    reps = 0
     for v in range(n):
-        if rep[v] == v and cid[v] < 0 and not ind[v]:
-            new_rep[v] = empty
-    table = np.empty(n, np.int32)
-    for v in range(n):
-        table[v] = new_rep[rep[v]]
-    return table, empty
-
+        t = rep[rep[v]]
+        rep[v] = t
+        if t == v:
+            reps += 1
+    return rep, empty, reps
