@@ -7,7 +7,8 @@ command module exposes ``NAME``, ``HELP``, ``add_arguments(parser)`` and
 
 Errors never reach the user as tracebacks: bad input (:class:`InputError`)
 and usage errors print one ``andersen-gpu: error: ...`` line and exit 2, an
-unavailable backend exits 3, Ctrl-C exits 130.
+unavailable backend exits 3, running out of device or host memory exits 4, Ctrl-C
+exits 130.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class ExitCode(enum.IntEnum):
     CHECK_FAILED = 1          # a requested verification found differences
     BAD_INPUT = 2             # bad input file or bad command line
     BACKEND_UNAVAILABLE = 3   # the requested backend cannot run here
+    OUT_OF_MEMORY = 4         # the solve ran out of device (GPU) or host memory
     INTERRUPTED = 130         # Ctrl-C (128 + SIGINT)
 
 
@@ -97,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         error("interrupted")
         return ExitCode.INTERRUPTED
+    except MemoryError as exc:  # CuPy's OutOfMemoryError is one too
+        error(f"out of memory: {exc}" if str(exc) else "out of memory")
+        return ExitCode.OUT_OF_MEMORY
     except OSError as exc:  # e.g. an output folder that does not exist
         error(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc))
         return ExitCode.BAD_INPUT

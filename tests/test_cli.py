@@ -31,7 +31,8 @@ def small(tmp_path: Path) -> Path:
 
 def test_exit_codes_are_the_documented_ones() -> None:
     assert {c.name: int(c) for c in ExitCode} == {
-        "OK": 0, "CHECK_FAILED": 1, "BAD_INPUT": 2, "BACKEND_UNAVAILABLE": 3, "INTERRUPTED": 130}
+        "OK": 0, "CHECK_FAILED": 1, "BAD_INPUT": 2, "BACKEND_UNAVAILABLE": 3, "OUT_OF_MEMORY": 4,
+        "INTERRUPTED": 130}
 
 
 def test_every_command_module_follows_the_protocol() -> None:
@@ -193,6 +194,20 @@ def test_interrupt_exits_130(small: Path, monkeypatch: pytest.MonkeyPatch, tmp_p
     assert main(["solve", str(small), "--backend", "reference", "-o", str(out)]) == ExitCode.INTERRUPTED
     assert not out.exists()
     assert capsys.readouterr().err == "andersen-gpu: error: interrupted\n"
+
+
+def test_out_of_memory_exits_4_with_one_line_and_no_output(small: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    def out_of_memory(cs, backend, **options):
+        raise MemoryError("device out of memory growing the points-to pool to 168.7 GiB: Out of memory "
+                          "allocating 181,189,214,208 bytes")
+
+    monkeypatch.setattr(solve_command, "solve", out_of_memory)
+    out = tmp_path / "s.npz"
+    assert main(["solve", str(small), "--backend", "gpu", "-o", str(out)]) == ExitCode.OUT_OF_MEMORY
+    assert not out.exists()
+    assert capsys.readouterr().err == ("andersen-gpu: error: out of memory: device out of memory growing the "
+                                       "points-to pool to 168.7 GiB: Out of memory allocating 181,189,214,208 bytes\n")
 
 
 def test_unwritable_output_exits_2(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
