@@ -108,6 +108,35 @@ def test_switches(reader, tmp_path, monkeypatch):
     assert with_sites.access_sites is not None
 
 
+class _Bar:
+    """A tqdm stand-in that records what it was told."""
+
+    made: list["_Bar"] = []
+
+    def __init__(self, total):
+        self.total, self.n, self.updates, self.closed = total, 0, 0, False
+        _Bar.made.append(self)
+
+    def update(self, k):
+        self.n += k
+        self.updates += 1
+
+    def close(self):
+        self.closed = True
+
+
+@needs_tools
+def test_progress_bar_over_the_helpers_instructions(reader, tmp_path):
+    _Bar.made.clear()
+    bc = compile_source(LLVM_DIR / "call_indirect.c", tmp_path)
+    cs, stats = extract_with_stats([bc], progress=_Bar)
+    assert cs == extract_with_stats([bc])[0]  # the bar changes nothing else
+    assert len(_Bar.made) == 1
+    bar = _Bar.made[0]
+    # every instruction of a defined function, once; the bar is closed at the end
+    assert bar.total == stats.instructions > 0 and bar.n == bar.total and bar.closed and bar.updates >= 1
+
+
 def test_models_text_lists_every_model():
     lines = fast_extract.models_text().splitlines()
     assert len([ln for ln in lines if ln.startswith("M\t")]) == len(fast_extract.externals.MODELS)

@@ -58,8 +58,8 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     ----------
     paths : ``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp`` files (linked together)
     clang_flags : extra flags for compiling sources (``-I``, ``-D``)
-    progress : optional tqdm-like factory for a progress bar (of the Python
-        extractor: none is shown when ``read_bitcode`` extracts the constraints)
+    progress : optional tqdm-like factory ``progress(total=n)`` for a progress bar
+        over the instructions (IR lines, on the Python extractor's path)
     record_sites : also record every memory-access site (loads, stores, memory
         intrinsics, calls) in ``stats.access_sites`` (always through the Python
         extractor)
@@ -82,7 +82,8 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
 
     t0 = time.perf_counter()
     # access sites are recorded by the Python extractor only, so they need the text
-    module, names = module_text(paths, clang_flags) if record_sites else read_module(paths, clang_flags)
+    module, names = (module_text(paths, clang_flags) if record_sites
+                     else read_module(paths, clang_flags, progress=progress))
     t1 = time.perf_counter()
     if isinstance(module, fast_extract.ExtractedModule):
         cs, stats = fast_extract.load(module, names)

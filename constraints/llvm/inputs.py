@@ -183,13 +183,15 @@ class ModuleText(str):
     extract_skipped: str = ""
 
 
-def read_module(paths, extra_flags=(), reader: str = "auto"):
+def read_module(paths, extra_flags=(), reader: str = "auto", progress=None):
     """Like :func:`module_text`, but let ``read_bitcode`` extract the constraints when it can.
 
     For one ``.bc`` read by ``read_bitcode`` (``reader`` ``"auto"`` or ``"fast"``),
     the helper extracts the constraints itself (``reader/extract.cpp``, the same
     result as :class:`~constraints.llvm.extractor.ModuleExtractor` on the text)
     unless the module uses something it does not cover, or ``ANDERSEN_FAST_EXTRACT=0``.
+    ``progress``, an optional tqdm-like factory ``progress(total=n)``, gets a bar over
+    the instructions of the module's defined functions while the helper extracts.
 
     Returns
     -------
@@ -203,13 +205,14 @@ def read_module(paths, extra_flags=(), reader: str = "auto"):
     InputError
         As :func:`module_text`.
     """
-    module, names = _read(paths, extra_flags, reader, extract=os.environ.get("ANDERSEN_FAST_EXTRACT", "1") != "0")
+    module, names = _read(paths, extra_flags, reader, extract=os.environ.get("ANDERSEN_FAST_EXTRACT", "1") != "0",
+                          progress=progress)
     if isinstance(module, str) and not isinstance(module, ModuleText):
         module = ModuleText(module)
     return module, names
 
 
-def _read(paths, extra_flags, reader: str, extract: bool):
+def _read(paths, extra_flags, reader: str, extract: bool, progress=None):
     if reader not in READERS:
         raise ValueError(f"reader must be one of {READERS}, got {reader!r}")
     paths = [Path(p) for p in paths]
@@ -236,7 +239,7 @@ def _read(paths, extra_flags, reader: str, extract: bool):
         if reader in ("auto", "fast") and single_bc:
             exe, why_not_fast = fast_reader() if _fast_reader_wanted() or reader == "fast" else (None, None)
             if exe is not None:
-                text, message = _text_with_fast_reader(exe, ir[0], extract)
+                text, message = _text_with_fast_reader(exe, ir[0], extract, progress)
                 if text is not None:
                     return text, names
                 if reader == "fast":
@@ -392,11 +395,12 @@ def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tu
     return str(out), None
 
 
-def _text_with_fast_reader(exe: str, bc: Path, extract: bool = False):
+def _text_with_fast_reader(exe: str, bc: Path, extract: bool = False, progress=None):
     """(text, "") or (None, why) when ``read_bitcode`` does not read ``bc``.
 
     With ``extract``, the text is an :class:`~.fast_extract.ExtractedModule`
-    when the helper extracted the constraints, else a :class:`ModuleText`.
+    when the helper extracted the constraints, else a :class:`ModuleText`;
+    ``progress`` (a tqdm-like factory) then shows the helper's progress.
     """
     from . import fast_extract
 
@@ -407,7 +411,10 @@ def _text_with_fast_reader(exe: str, bc: Path, extract: bool = False):
         except OSError:
             extract = False  # no writable cache: the text path needs no models file
     try:
-        res = subprocess.run(cmd, capture_output=True)
+        if extract and progress is not None:
+            res = _run_with_progress(cmd[:-1] + ["--progress", cmd[-1]], progress)
+        else:
+            res = subprocess.run(cmd, capture_output=True)
     except OSError as exc:
         return None, exc.strerror or str(exc)
     if res.returncode != 0:
@@ -428,6 +435,37 @@ def _text_with_fast_reader(exe: str, bc: Path, extract: bool = False):
     text = ModuleText(text)
     text.extract_skipped = why
     return text, ""
+
+
+def _run_with_progress(cmd: list[str], progress) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True)`` for ``read_bitcode --progress``: its
+    "progress DONE TOTAL" lines on stderr drive a bar made by ``progress(total=TOTAL)``;
+    the other stderr lines are kept in the result."""
+    import threading
+
+    kept: list[bytes] = []
+    bar = []
+
+    def drain(stream) -> None:
+        for line in stream:
+            words = line.split()
+            if len(words) == 3 and words[0] == b"progress" and words[1].isdigit() and words[2].isdigit():
+                done, total = int(words[1]), int(words[2])
+                if not bar:
+                    bar.append(progress(total=total))
+                bar[0].update(done - bar[0].n)
+            else:
+                kept.append(line)
+
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        reader = threading.Thread(target=drain, args=(proc.stderr,), daemon=True)
+        reader.start()
+        out = proc.stdout.read()
+        proc.wait()
+        reader.join()
+    if bar:
+        bar[0].close()
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, b"".join(kept))
 
 
 def _note_slow_reader(why: str) -> None:

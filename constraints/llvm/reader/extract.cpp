@@ -463,6 +463,9 @@ class Extractor {
 public:
   Extractor(Module &m, const Models &models) : M(m), models(models) {}
 
+  // Where "progress DONE TOTAL" lines go (instructions of defined functions), or nullptr.
+  raw_ostream *progress = nullptr;
+
   void run();
   void write(raw_ostream &out);
 
@@ -1361,9 +1364,23 @@ void Extractor::run() {
   for (GlobalVariable &g : M.globals())
     if (g.hasInitializer())
       initGlobal(g.getValueType(), g.getInitializer(), globalObj[&g], 0);
+  uint64_t total = 0, done = 0, next = 0;
+  if (progress != nullptr)
+    for (FuncInfo &fi : funcList)
+      if (fi.defined)
+        total += fi.f->getInstructionCount();
   for (FuncInfo &fi : funcList)
-    if (fi.defined)
+    if (fi.defined) {
       runFunction(fi);
+      if (progress == nullptr)
+        continue;
+      done += fi.f->getInstructionCount();
+      if (done >= next || done == total) {  // about a hundred lines in all
+        *progress << "progress " << done << " " << total << "\n";
+        progress->flush();
+        next = done + total / 100;
+      }
+    }
 }
 
 void Extractor::runFunction(FuncInfo &fi) {
@@ -2079,7 +2096,8 @@ void Extractor::write(raw_ostream &out) {
 }  // namespace
 
 // Declared in read_bitcode.cpp, which calls it.
-bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why) {
+bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why,
+                        raw_ostream *progress) {
   Models models;
   if (!models.load(modelsPath)) {
     why = std::string("cannot read the models file ") + modelsPath;
@@ -2088,6 +2106,7 @@ bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std
   try {
     // never freed: the process exits next, and freeing it all costs more than building
     Extractor &ex = *new Extractor(m, models);
+    ex.progress = progress;
     ex.run();
     ex.write(out);
     return true;

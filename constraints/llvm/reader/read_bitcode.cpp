@@ -1,7 +1,7 @@
 // read_bitcode: one LLVM 19 bitcode file to the textual IR the extractor reads,
 // or to its constraints.
 //
-// Usage: read_bitcode [--full | --extract MODELS] FILE.bc   (on stdout; exit 1
+// Usage: read_bitcode [--full | --extract MODELS [--progress]] FILE.bc   (on stdout; exit 1
 // and one "error: ..." line on stderr when LLVM cannot read the file)
 //
 // Built on first use by constraints/llvm/inputs.py (g++, llvm-config-19 and
@@ -25,7 +25,9 @@
 //
 // --extract MODELS writes the module's constraints instead (extract.cpp; the
 // columnar form starts with "ANDX1"), or, when extract.cpp does not cover the
-// module, one line "; andersen-text: WHY" and then the text as above.
+// module, one line "; andersen-text: WHY" and then the text as above. With
+// --progress it also writes "progress DONE TOTAL" lines on stderr as it walks
+// the functions (instructions of defined functions; about a hundred lines).
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -48,7 +50,8 @@ using namespace llvm;
 // read from ``modelsPath`` (written by fast_extract.py from externals.py).
 // Returns false, writing nothing, when the module uses something extract.cpp
 // does not reproduce exactly; ``why`` then says what.
-bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why);
+bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why,
+                        raw_ostream *progress);
 
 // The location ``loc`` without its column (the same node when it has none).
 static DILocation *lineOnly(LLVMContext &ctx, const DILocation *loc) {
@@ -152,18 +155,20 @@ static void dropDebugTypes(Module &m, const std::vector<DbgVariableRecord *> &de
 }
 
 int main(int argc, char **argv) {
-  bool full = false;
+  bool full = false, progress = false;
   const char *path = nullptr, *models = nullptr;
   for (int k = 1; k < argc; ++k) {
     if (std::strcmp(argv[k], "--full") == 0)
       full = true;
+    else if (std::strcmp(argv[k], "--progress") == 0)
+      progress = true;
     else if (std::strcmp(argv[k], "--extract") == 0 && k + 1 < argc)
       models = argv[++k];
     else
       path = argv[k];
   }
   if (path == nullptr) {
-    errs() << "usage: read_bitcode [--full | --extract MODELS] FILE.bc\n";
+    errs() << "usage: read_bitcode [--full | --extract MODELS [--progress]] FILE.bc\n";
     return 2;
   }
   if (!full) {
@@ -186,7 +191,7 @@ int main(int argc, char **argv) {
     m.convertToNewDbgValues();
   if (models != nullptr) {
     std::string why;
-    if (extractConstraints(m, models, outs(), why)) {
+    if (extractConstraints(m, models, outs(), why, progress ? &errs() : nullptr)) {
       outs().flush();
       _exit(outs().has_error() ? 1 : 0);
     }
