@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 ONE = np.uint64(1)
 
@@ -132,6 +131,27 @@ def or_fresh(p, plen, s, slen, out):
     if missing:
         p, plen = _insert_missing(p, plen, out, k, missing)
     return p, plen, k
+
+
+@njit(cache=True)
+def or_fresh_at(sets, lens, i, s, slen, out):
+    """``sets[i] |= s`` in a family of sets (``lens[i]`` its length), as :func:`or_fresh`:
+    returns ``k``, the new ids in ``out[:2k]``; ``sets[i]`` and ``lens[i]`` are updated."""
+    p, pl, k = or_fresh(sets[i], lens[i], s, slen, out)
+    if pl != lens[i]:
+        sets[i] = p
+        lens[i] = pl
+    return k
+
+
+@njit(cache=True)
+def without(a, alen, x):
+    """``a − {x}`` as ``(set, length)``: ``a`` itself when it lacks ``x``, else a new set."""
+    ib, ibit = element_of(x)
+    j = seek(a, alen, 0, ib)
+    if j < alen and a[2 * j] == ib and a[2 * j + 1] & ibit:
+        return xor(a, alen, np.array([ib, ibit]), 1)
+    return a, alen
 
 
 @njit(cache=True)

@@ -461,21 +461,14 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                 continue
             if l_head[v] >= 0 or s_head[v] >= 0:
                 # loads and stores ignore the int-to-pointer object
-                Dm, dml = D, dl
-                ib, ibit = bits.element_of(i2p)
-                j = bits.seek(D, dl, 0, ib)
-                if j < dl and D[2 * j] == ib and D[2 * j + 1] & ibit:
-                    Dm, dml = bits.xor(D, dl, np.array([ib, ibit]), 1)
+                Dm, dml = bits.without(D, dl, i2p)
             # y --load--> x, z ∈ Δpts(y), z ≠ i2p  ⟹  rep z --copy--> x
             # (lin[x]: the pointees z whose edge z --copy--> x exists already)
             c = l_head[v]
             while c >= 0:
                 x = find(parent, load_dst[c])
                 tok += 1
-                p, pl, k = bits.or_fresh(lin[x], llen[x], Dm, dml, fbuf)
-                if pl != llen[x]:
-                    lin[x] = p
-                    llen[x] = pl
+                k = bits.or_fresh_at(lin, llen, x, Dm, dml, fbuf)
                 for i in range(k):
                     word = fbuf[2 * i + 1]
                     while word:
@@ -491,10 +484,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
             c = s_head[v]
             while c >= 0:
                 y = find(parent, store_src[c])
-                p, pl, k = bits.or_fresh(suc[y], slen[y], Dm, dml, fbuf)
-                if pl != slen[y]:
-                    suc[y] = p
-                    slen[y] = pl
+                k = bits.or_fresh_at(suc, slen, y, Dm, dml, fbuf)
                 ctr[C_EDGE_TRY] += k
                 if plen[y] > 0:
                     for i in range(k):

@@ -263,16 +263,6 @@ def _pull_deferred_new(vs, parent, pts, plen, dlt, dlen, fre, frl, scratch, empt
 
 
 @njit(cache=True)
-def _without_i2p(d, dl, i2p):
-    """``d − {i2p}`` (``d`` itself when it lacks i2p)."""
-    ib, ibit = bits.element_of(i2p)
-    j = bits.seek(d, dl, 0, ib)
-    if j < dl and d[2 * j] == ib and d[2 * j + 1] & ibit:
-        return bits.xor(d, dl, np.array([ib, ibit]), 1)
-    return d, dl
-
-
-@njit(cache=True)
 def _add_pred(t, s, pre, prl, fre, frl):
     """Copy edge ``s -> t`` (representatives), written by t's owner. Returns 1 if it is new."""
     a, al, fresh = bits.add(pre[t], prl[t], s)
@@ -298,11 +288,8 @@ def _into_target(x, items, lo, hi, n_load, parent, i2p, obj_size, gmask, load_sr
             y = find_ro(parent, load_src[c])
             if Dl[y] == 0:
                 continue
-            dm, dml = _without_i2p(D[y], Dl[y], i2p)
-            p, pl, k = bits.or_fresh(lin[x], llen[x], dm, dml, buf)
-            if pl != llen[x]:
-                lin[x] = p
-                llen[x] = pl
+            dm, dml = bits.without(D[y], Dl[y], i2p)
+            k = bits.or_fresh_at(lin, llen, x, dm, dml, buf)
             for i in range(k):
                 word = buf[2 * i + 1]
                 base = np.int64(buf[2 * i]) * 64
@@ -336,11 +323,8 @@ def _from_owner(y, items, lo, hi, parent, i2p, store_dst, D, Dl, sto, stl, out, 
         x = find_ro(parent, store_dst[items[j]])
         if Dl[x] == 0:
             continue
-        dm, dml = _without_i2p(D[x], Dl[x], i2p)
-        p, pl, k = bits.or_fresh(sto[y], stl[y], dm, dml, buf)
-        if pl != stl[y]:
-            sto[y] = p
-            stl[y] = pl
+        dm, dml = bits.without(D[x], Dl[x], i2p)
+        k = bits.or_fresh_at(sto, stl, y, dm, dml, buf)
         for i in range(k):
             word = buf[2 * i + 1]
             base = np.int64(buf[2 * i]) * 64
