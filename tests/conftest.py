@@ -38,3 +38,14 @@ def paper_inputs() -> Path:
     if not (PAPER_INPUTS / "ex_nodes.txt.gz").is_file():
         pytest.skip(f"paper inputs not found at {PAPER_INPUTS}")
     return PAPER_INPUTS
+
+
+@pytest.fixture(scope="session")
+def reader() -> str:
+    """The compiled ``read_bitcode`` helper; skips the test where it cannot be built."""
+    from constraints.llvm.inputs import fast_reader
+
+    exe, why = fast_reader()
+    if exe is None:
+        pytest.skip(f"read_bitcode cannot be built here: {why}")
+    return exe

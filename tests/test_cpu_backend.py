@@ -80,15 +80,20 @@ def test_word_boundaries_and_offsets():
     assert sol.points_to(7).tolist() == [190]
 
 
-def test_gep_offsets_around_64_and_int_to_pointer():
-    # offsets 63/64/65 straddle the word-at-a-time gep path and the per-id one;
-    # 99 is the last field of object 10, 100 is past it
-    n = 300
-    cs = ConstraintSet.from_lists(
-        n, obj_size={10: 100, 120: 66, 250: 3},
+def _word_boundary_set() -> ConstraintSet:
+    """Geps at offsets 63/64/65 (around a 64-bit word), the last field (99) of object 10
+    and one past it (100), the int-to-pointer object (1) among the pointees, a copy cycle."""
+    return ConstraintSet.from_lists(
+        300, obj_size={10: 100, 120: 66, 250: 3},
         addr=[(0, 10), (0, 120), (0, 250), (0, 1), (8, 250), (9, 10)],
         gep=[(2, 0, 63), (3, 0, 64), (4, 0, 65), (5, 0, 99), (6, 0, 100), (7, 0, 2)],
         store=[(0, 8), (7, 9)], load=[(13, 0), (14, 7)], copy=[(11, 13), (13, 11)])
+
+
+def test_gep_offsets_around_64_and_int_to_pointer():
+    # offsets 63/64/65 straddle the word-at-a-time gep path and the per-id one;
+    # 99 is the last field of object 10, 100 is past it
+    cs = _word_boundary_set()
     sol = _assert_same(cs)
     assert sol.points_to(2).tolist() == [73, 183]
     assert sol.points_to(3).tolist() == [74, 184]
@@ -158,12 +163,7 @@ def test_parallel_wide_levels():
 
 
 def test_parallel_word_boundaries_and_offsets():
-    n = 300
-    cs = ConstraintSet.from_lists(
-        n, obj_size={10: 100, 120: 66, 250: 3},
-        addr=[(0, 10), (0, 120), (0, 250), (0, 1), (8, 250), (9, 10)],
-        gep=[(2, 0, 63), (3, 0, 64), (4, 0, 65), (5, 0, 99), (6, 0, 100), (7, 0, 2)],
-        store=[(0, 8), (7, 9)], load=[(13, 0), (14, 7)], copy=[(11, 13), (13, 11)])
+    cs = _word_boundary_set()
     for pre in (True, False):
         _assert_same(cs, preprocess=pre, threads=2)
 

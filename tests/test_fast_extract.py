@@ -18,7 +18,7 @@ import pytest
 
 from constraints.errors import InputError
 from constraints.llvm import extract_text, extract_with_stats, fast_extract
-from constraints.llvm.inputs import compile_source, fast_reader, module_text, read_module
+from constraints.llvm.inputs import compile_source, module_text, read_module
 
 LLVM_DIR = Path(__file__).parent / "llvm"
 PROGRAMS = sorted(LLVM_DIR.glob("*.c")) + sorted(LLVM_DIR.glob("*.cc"))
@@ -28,14 +28,6 @@ STATS = ("instructions", "opcodes", "functions_defined", "functions_declared", "
          "unknown_instructions", "inline_asm", "wrapper_calls", "alias_checks", "node_kinds", "constraints")
 needs_tools = pytest.mark.skipif(any(shutil.which(t) is None for t in ("clang-19", "opt-19")),
                                  reason="clang-19/opt-19 not installed")
-
-
-@pytest.fixture(scope="module")
-def reader():
-    exe, why = fast_reader()
-    if exe is None:
-        pytest.skip(f"read_bitcode cannot be built here: {why}")
-    return exe
 
 
 def assert_same_as_python(bc) -> bool:

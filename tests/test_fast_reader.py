@@ -23,14 +23,6 @@ needs_tools = pytest.mark.skipif(any(shutil.which(t) is None for t in ("clang-19
                                  reason="clang-19/opt-19/llvm-dis-19 not installed")
 
 
-@pytest.fixture(scope="module")
-def reader():
-    exe, why = fast_reader()
-    if exe is None:
-        pytest.skip(f"read_bitcode cannot be built here: {why}")
-    return exe
-
-
 def _same(a, b) -> bool:
     return a == b and a.names == b.names and a.locations == b.locations
 

@@ -59,14 +59,7 @@ define i32 @main() {
 def test_static_object_points_into_itself_and_callbacks(tmp_path):
     """A library-owned struct's pointer fields point into that struct (not
     nowhere); tgetstr returns a pointer into *area; tputs' callback is reached."""
-    from andersen_gpu.backends.reference import solve
-
-    path = tmp_path / "lib.ll"
-    path.write_text(LIB_IR)
-    cs, stats = extract_with_stats([path])
-    assert not stats.unmodelled_calls
-    sol = solve(cs)
-    sol.names = cs.names
+    cs, _, sol = _solve_ir(tmp_path, LIB_IR)
     assert "*getservent()" in sol.points_to_names("main:%name")
     assert "*@area" in sol.points_to_names("main:%cap")
     assert sol.points_to_names("main:%cap") != []
