@@ -72,3 +72,68 @@ extern "C" __global__ void insert_pairs(const u64* __restrict__ pairs, u64 npair
         }
     }
 }
+
+// The same insertion in two steps, for long runs of one key (a heavily shared pointee's
+// successors: one warp walking a run of 10^5 pairs 32 at a time was most of a round).
+//
+// pack_records, one thread per pair: pair i belongs to record gidx[i] (records are the
+// distinct (key, id / ELEM_BITS) of the sorted pairs, numbered in order); it ORs its bit into
+// word 1 + (id % ELEM_BITS) / 32 of that 32-word record, and the first pair of a record
+// writes its base into word 0 and its key into word 31. `rec` is zeroed before the launch.
+extern "C" __global__ void pack_records(const u64* __restrict__ pairs, u64 npairs,
+                                        const u32* __restrict__ gidx, u32* rec) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < npairs; i += stride) {
+        const u64 pr = pairs[i];
+        const u32 id = (u32)pr, r = id % ELEM_BITS;
+        u32* out = rec + (size_t)gidx[i] * ELEM_WORDS;
+        atomicOr(&out[1 + r / 32], 1u << (r % 32));
+        if (i == 0 || gidx[i - 1] != gidx[i]) {
+            out[0] = id / ELEM_BITS;
+            out[ELEM_WORDS - 1] = (u32)(pr >> 32);
+        }
+    }
+}
+
+// insert_records: heads[key] ∪= every record of that key, one merge_elem per record. One warp
+// per 32 consecutive records handles the runs of keys that start among them (as
+// insert_pairs); the next record is loaded before the current one is merged. Records whose
+// key is n_keys or more are placeholders and are left out. Overflow as insert_pairs.
+extern "C" __global__ void insert_records(const u32* __restrict__ rec, u64 nrec, u32* heads,
+                                          u32 n_keys, u32* pool_w, u64* ctl, u32 cap,
+                                          int ovf_slot) {
+    Pool p{pool_w, ctl, cap};
+    if (*(volatile u64*)&ctl[ovf_slot]) return;
+    const u32 lane = lane_id();
+    u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 i = group * 32 + lane;
+    bool start = false;
+    u32 key = 0;
+    if (i < nrec) {
+        key = rec[i * ELEM_WORDS + ELEM_WORDS - 1];
+        start = key < n_keys && (i == 0 || rec[(i - 1) * ELEM_WORDS + ELEM_WORDS - 1] != key);
+    }
+    u32 starts = __ballot_sync(FULL_MASK, start);
+    while (starts) {
+        int sl = __ffs(starts) - 1;
+        starts &= starts - 1;
+        const u32 k = __shfl_sync(FULL_MASK, key, sl);
+        u64 j = group * 32 + sl;
+        Cursor c;
+        cursor_init(p, c, &heads[k]);
+        u32 w = rec[j * ELEM_WORDS + lane];
+        for (;;) {
+            const u32 base = __shfl_sync(FULL_MASK, w, 0);
+            const u32 bits = bits_lane(lane) ? w : 0u;
+            ++j;
+            bool more = false;
+            if (j < nrec) {
+                const u32 nw = rec[j * ELEM_WORDS + lane];
+                more = __shfl_sync(FULL_MASK, nw, ELEM_WORDS - 1) == k;
+                w = nw;
+            }
+            if (merge_elem(p, c, &heads[k], base, bits, ovf_slot) < 0) return;
+            if (!more) break;
+        }
+    }
+}

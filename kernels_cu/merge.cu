@@ -10,12 +10,12 @@
 //             detection, Hardekopf and Lin, PLDI 2007, run on all edges at once)
 //
 // hcd_pairs and cycle_candidates write u64 pairs (a << 32 | b) of representatives to merge
-// (slots from ctl[CTL_MERGE_FILL]; pairs past `cap` are counted, not written). The host groups
-// them (scipy), and merge_lists folds the lists of every merged node a into its new
-// representative r: c⁻¹(r) ∪= c⁻¹(a), Δc⁻¹(r) ∪= Δc⁻¹(a), succ(r) ∪= succ(a), and into scratch
+// (slots from ctl[CTL_MERGE_FILL]; pairs past `cap` are counted, not written). uf_union and
+// uf_flatten group them into classes on the device, and merge_parts + merge_parts_into fold
+// the lists of every merged node a into its new representative r: c⁻¹(r) ∪= c⁻¹(a), Δc⁻¹(r) ∪= Δc⁻¹(a), succ(r) ∪= succ(a), and into scratch
 // heads newP(r) = ⋃ P(m), newΔP(r) = ⋃ (ΔP(m) ∪ X(m)) over the members m (r included), with
-// X(m) from member_diff; pairs (r << 32 | m) sorted by r; only the warp owning r's run writes
-// r's lists.
+// X(m) from member_diff; pairs (r << 32 | m) sorted by r; only the warp owning the first
+// pair of r's run writes r's lists.
 // recount gives the counts the update kernel leaves in the control block, for the merged state.
 #include "bitvec.cuh"
 
@@ -99,43 +99,106 @@ cycle_candidates(const u32* __restrict__ nodes, u32 n_work, const u32* __restric
     }
 }
 
-// pairs (r << 32 | m) sorted; one warp per 32 pairs handles the runs of r starting there:
-// H(r) ∪= S(m) for the m of the run, 32 at a time (S, H: head arrays; S == H is allowed when
-// no pair has m == r). Raises ctl[CTL_OVF_RULES] when the pool is full (H stays valid; run it
-// again after growing: it only ORs). Does nothing when the flag is already raised.
+// Grouping the merge pairs into classes: a lock-free union-find over node ids in `parent`
+// (the identity at first). A link always goes from the larger of two roots to the smaller,
+// so parent chains strictly decrease and every class ends rooted at its smallest id -- the
+// representative the rest of the merge keeps. Pair ends are read through `rep` first, so
+// pairs found in earlier rounds, under an older table, are grouped by their current
+// representatives.
+__device__ __forceinline__ u32 uf_root(const volatile u32* parent, u32 x) {
+    for (u32 up = parent[x]; up != x; up = parent[x]) x = up;
+    return x;
+}
+
+// One thread per pair (a << 32 | b): union the classes of rep a and rep b.
+extern "C" __global__ void uf_union(const u64* __restrict__ pairs, u64 npairs,
+                                    const u32* __restrict__ rep, u32* parent) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < npairs; i += stride) {
+        u32 a = rep[(u32)(pairs[i] >> 32)], b = rep[(u32)pairs[i]];
+        for (;;) {
+            a = uf_root(parent, a);
+            b = uf_root(parent, b);
+            if (a == b) break;
+            if (a < b) { u32 t = a; a = b; b = t; }
+            // a is the larger root: hang it under b, unless another thread moved it first
+            if (atomicCAS(&parent[a], a, b) == a) break;
+        }
+    }
+}
+
+// parent[x] = root of x for every x < n (run after every uf_union of a batch).
+extern "C" __global__ void uf_flatten(u32 n, u32* parent) {
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 x = blockIdx.x * blockDim.x + threadIdx.x; x < n; x += stride)
+        parent[x] = uf_root(parent, x);
+}
+
+// H(r) ∪= S(m) for sorted pairs (r << 32 | m), in two levels, so that a class of k members
+// is not one warp's serial walk (one warp per class took k/32 passes, each over the whole
+// growing list of r). Both raise ctl[CTL_OVF_RULES] when the pool is full (H stays valid;
+// run them again after growing: they only OR) and do nothing when it is already raised.
+//
+// merge_parts: warp g takes the pairs [32g, 32g + 32); every stretch of one key r inside
+// them (a part of r's run) is unioned into the scratch head T[i0], i0 the stretch's first
+// index. T: npairs NIL-initialised heads. All warps work at once.
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-merge_lists(const u64* __restrict__ pairs, u64 npairs, const u32* S, u32* H, u32* pool_w,
+merge_parts(const u64* __restrict__ pairs, u64 npairs, const u32* S, u32* T, u32* pool_w,
             u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
     const u32 lane = lane_id();
-    u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    u64 i = group * 32 + lane;
-    bool start = false;
+    const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const u64 i = group * 32 + lane;
+    const bool valid = i < npairs;
+    u32 key = valid ? (u32)(pairs[i] >> 32) : NIL;
+    u32 m = valid ? (u32)pairs[i] : NIL;
+    u32 before = __shfl_up_sync(FULL_MASK, key, 1);
+    u32 starts = __ballot_sync(FULL_MASK, valid && (lane == 0 || before != key));
+    while (starts) {
+        int sl = __ffs(starts) - 1;
+        starts &= starts - 1;
+        const u32 r = __shfl_sync(FULL_MASK, key, sl);
+        u32 src = valid && key == r ? S[m] : NIL;
+        if (__any_sync(FULL_MASK, src != NIL) &&
+            union_many(p, &T[group * 32 + sl], src, NIL, NIL, CTL_OVF_RULES) < 0)
+            return;
+    }
+}
+
+// merge_parts_into: H(r) ∪= the parts of r's run, 32 parts per pass; the warp owning the
+// run's first pair does it. The parts of a run [s, e) start at s and at every multiple of
+// 32 inside it. S of merge_parts may be H when no pair has m == r.
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+merge_parts_into(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ T, u32* H,
+                 u32* pool_w, u64* ctl, u32 cap) {
+    Pool p{pool_w, ctl, cap};
+    if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const u32 lane = lane_id();
+    const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const u64 i = group * 32 + lane;
     u32 key = 0;
+    bool start = false;
     if (i < npairs) {
         key = (u32)(pairs[i] >> 32);
-        start = (i == 0) || ((u32)(pairs[i - 1] >> 32) != key);
+        start = i == 0 || (u32)(pairs[i - 1] >> 32) != key;
     }
     u32 starts = __ballot_sync(FULL_MASK, start);
     while (starts) {
         int sl = __ffs(starts) - 1;
         starts &= starts - 1;
-        u32 r = __shfl_sync(FULL_MASK, key, sl);
-        for (u64 j = group * 32 + sl;; j += 32) {
-            u64 pos = j + lane;
-            u32 src = NIL;
-            bool mine = false;
-            if (pos < npairs) {
-                u64 pr = pairs[pos];
-                mine = (u32)(pr >> 32) == r;
-                if (mine) src = S[(u32)pr];
-            }
-            u32 vmask = __ballot_sync(FULL_MASK, mine);
+        const u32 r = __shfl_sync(FULL_MASK, key, sl);
+        const u64 s = group * 32 + sl, boundary = (group + 1) * 32;
+        for (u64 q = 0;; q += 32) {
+            const u64 part = q + lane;   // this lane's part of the run: 0 starts at s
+            const u64 at = part == 0 ? s : boundary + (part - 1) * 32;
+            const bool ok = at < npairs && (u32)(pairs[at] >> 32) == r;
+            const u32 src = ok ? T[at] : NIL;
+            const bool more = __ballot_sync(FULL_MASK, ok) == FULL_MASK;
             if (__any_sync(FULL_MASK, src != NIL) &&
                 union_many(p, &H[r], src, NIL, NIL, CTL_OVF_RULES) < 0)
                 return;
-            if (vmask != FULL_MASK) break;
+            if (!more) break;
         }
     }
 }
@@ -144,7 +207,7 @@ merge_lists(const u64* __restrict__ pairs, u64 npairs, const u32* S, u32* H, u32
 // reps[i] = r, when uses[m] (a rule reads ΔP of m); one warp per member. The rule instances
 // whose source is m have seen P(m) \ ΔP(m), so ΔP(r) = ⋃ (ΔP(m) ∪ X(m)) is all they need.
 // Members without such instances add only their ΔP. X: NIL-initialized scratch heads (each
-// written by one warp). Overflow as merge_lists.
+// written by one warp). Overflow as merge_parts.
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
 member_diff(const u32* __restrict__ members, const u32* __restrict__ reps, u32 n_members,
             const u32* __restrict__ P, const u32* __restrict__ newP,

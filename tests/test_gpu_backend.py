@@ -47,6 +47,21 @@ def test_random_sets_with_set_classes(cs):
     assert_same(cs, set_classes=True, ptr_eq_min_changed=0, class_table=False)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=2500, max_constraints=200, with_i2p=True, with_merges=True))
+def test_random_sets_with_insert_records(cs):
+    # every pair batch through pack_records + insert_records (ids past one element's 960 bits
+    # among them), once with a one-element pool so that insert_records overflows and reruns
+    from unittest.mock import patch
+
+    from andersen_gpu.backends import _gpu_insert_pairs
+    with patch.object(_gpu_insert_pairs, "RECORDS_MIN_PAIRS", 1), \
+            patch.object(_gpu_insert_pairs, "RECORD_MIN_FILL", 0):
+        assert_same(cs)
+        assert_same(cs, capacity=1, set_classes=False)
+        assert_same(cs, hcd=False, cycles=True, cycle_period=1)
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
 def test_random_sets_pool_growth_and_no_ptr_eq(cs):
@@ -72,7 +87,7 @@ def test_random_sets_pool_growth_through_host(cs):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80, with_i2p=None, with_merges=None))
 def test_random_sets_with_online_cycles(cs):
-    # a cycle scan every round; once with a one-element pool (merge_lists grows it)
+    # a cycle scan every round; once with a one-element pool (merge_parts grows it)
     assert_same(cs, cycles=True, cycle_period=1, ptr_eq_min_changed=0)
     assert_same(cs, cycles=True, cycle_period=1, capacity=1, set_classes=False)
 
@@ -102,6 +117,18 @@ def test_random_sets_with_online_hcd(cs):
     cs = with_sound_hcd(cs, np.random.default_rng(cs.n_nodes))
     assert_same(cs, hcd=True)
     assert_same(cs, hcd=True, cycles=True, cycle_period=1, capacity=1, ptr_eq_min_changed=0)
+    # pairs waiting two rounds before their batch is merged; and with cycle scans in between
+    assert_same(cs, hcd=True, merge_period=2)
+    assert_same(cs, hcd=True, merge_period=3, cycles=True, cycle_period=2, capacity=1)
+    # paced by cost: a factor of 0 merges whenever pairs wait, a huge one never does
+    assert_same(cs, hcd="auto", merge_cost_factor=0.0)
+    assert_same(cs, hcd="auto", merge_cost_factor=1e9)
+    # a one-pair buffer: every round's pairs overrun it, so it grows and emits them again
+    from unittest.mock import patch
+
+    from andersen_gpu.backends import _gpu_merge
+    with patch.object(_gpu_merge, "INITIAL_PAIR_BUFFER", 1):
+        assert_same(cs, hcd=True, merge_period=2)
 
 
 @pytest.mark.parametrize("base", [0, 31, 32, 33, 958, 959, 960, 961, 1023, 1024, 1025, 1919, 1920])
@@ -150,7 +177,8 @@ def test_empty_and_trivial_inputs():
 def test_stats_are_filled():
     cs = ConstraintSet.from_lists(6, obj_size={0: 1, 1: 1}, addr=[(2, 0), (3, 1)], copy=[(4, 2), (4, 3)],
                                   store=[(2, 3)], load=[(5, 2)])
-    st = gpu_solve(cs).stats
+    assert gpu_solve(cs).stats.kernel_ms == {}   # CUDA events only when asked for
+    st = gpu_solve(cs, timing=True).stats
     assert st.backend == "gpu" and st.iterations >= 1 and st.solve_ms > 0
     assert {"rules", "update"} <= set(st.kernel_ms)
     assert st.pool_bytes > 0 and st.peak_device_bytes > 0
@@ -160,7 +188,7 @@ def test_stats_are_filled():
 def test_trace_has_one_entry_per_round():
     cs = ConstraintSet.from_lists(6, obj_size={0: 1, 1: 1}, addr=[(2, 0), (3, 1)], copy=[(4, 2), (4, 3)],
                                   store=[(2, 3)], load=[(5, 2)])
-    got = gpu_solve(cs, trace=True)
+    got = gpu_solve(cs, trace=True, timing=True)
     assert got == reference.solve(cs)
     trace = got.stats.notes["trace"]
     assert len(trace) == got.stats.iterations
@@ -179,9 +207,11 @@ def _dump(name: str):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("options", [dict(set_classes=False), dict(), dict(device_graph=False),
-                                     dict(hcd=True), dict(hcd=True, cycles=True, cycle_period=1),
+                                     dict(hcd=True), dict(hcd=True, merge_period=4),
+                                     dict(hcd=True, cycles=True, cycle_period=1),
                                      dict(class_table=False, ptr_eq_min_changed=0)],
-                         ids=["plain", "set_classes", "host_graph", "hcd", "hcd_cycles", "sort_classes"])
+                         ids=["plain", "set_classes", "host_graph", "hcd", "hcd_batched", "hcd_cycles",
+                              "sort_classes"])
 @pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
 def test_paper_reference_solutions(name, options):
     cs, ref = _dump(name)

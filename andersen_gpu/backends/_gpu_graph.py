@@ -21,12 +21,12 @@ def _u32(a: np.ndarray) -> cupy.ndarray:
     return cupy.asarray(np.ascontiguousarray(a, dtype=np.uint32))
 
 
-def _ptr(n: int, keys: cupy.ndarray) -> cupy.ndarray:
-    """uint32[n+1] row pointers of the sorted row ids ``keys``."""
-    ptr = cupy.zeros(n + 1, cupy.int64)
-    if keys.size:
-        cupy.cumsum(cupy.bincount(keys.astype(cupy.int64), minlength=n), out=ptr[1:])
-    return ptr.astype(cupy.uint32)
+def _rows(n: int, keys: cupy.ndarray) -> cupy.ndarray:
+    """uint32[n+1] row pointers of the sorted row ids ``keys`` (a binary search per row: no
+    synchronisation, unlike a bincount)."""
+    if not keys.size:
+        return cupy.zeros(n + 1, cupy.uint32)
+    return cupy.searchsorted(keys, cupy.arange(n + 1, dtype=cupy.uint32)).astype(cupy.uint32)
 
 
 def _nonempty(a: cupy.ndarray) -> cupy.ndarray:
@@ -69,13 +69,17 @@ class DeviceGraph:
         return (hi.astype(cupy.uint64) << np.uint64(32)) | lo.astype(cupy.uint64)
 
     def _csr(self, dst: cupy.ndarray, src: cupy.ndarray) -> tuple[cupy.ndarray, cupy.ndarray]:
-        keys = cupy.unique(self._pairs(self.rep[dst], self.rep[src])) if dst.size else \
-            cupy.zeros(0, cupy.uint64)
-        return _ptr(self.n, (keys >> np.uint64(32)).astype(cupy.uint32)), \
+        if not dst.size:
+            return _rows(self.n, cupy.zeros(0, cupy.uint32)), _nonempty(cupy.zeros(0, cupy.uint32))
+        keys = cupy.unique(self._pairs(self.rep[dst], self.rep[src]))
+        return _rows(self.n, (keys >> np.uint64(32)).astype(cupy.uint32)), \
             _nonempty((keys & _LOW).astype(cupy.uint32))
 
     def rekey(self, rep: cupy.ndarray) -> None:
-        """Build the CSR lists and the work list for the representative table ``rep``."""
+        """Build the CSR lists and the work list for the representative table ``rep``.
+
+        Repeated entries are removed: kept (after online merges), they tripled php's rule
+        kernel on the H200 (175 to 616 ms, 2026-11-30)."""
         self.rep = rep
         n = self.n
         self.nodes = cupy.flatnonzero(rep[:n] == cupy.arange(n, dtype=cupy.uint32)).astype(cupy.uint32)
@@ -93,7 +97,7 @@ class DeviceGraph:
             keys, go = keys[keep], go[keep]
         else:
             keys = cupy.zeros(0, cupy.uint64)
-        self.g_ptr = _ptr(n, (keys >> np.uint64(32)).astype(cupy.uint32))
+        self.g_ptr = _rows(n, (keys >> np.uint64(32)).astype(cupy.uint32))
         self.g_src = _nonempty((keys & _LOW).astype(cupy.uint32))
         self.g_off = _nonempty(go.astype(cupy.uint32))
 

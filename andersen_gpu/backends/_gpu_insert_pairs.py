@@ -1,6 +1,10 @@
 """Launcher of kernels_cu/insert_pairs.cu (Store⁻¹ second half; initial addr/copy lists).
 
-Grid: one warp per 32 consecutive pairs, ``ceil(npairs / 32)`` warps in blocks of 256 threads.
+Two paths, same result. ``insert_pairs``: one warp per 32 consecutive pairs, ``ceil(npairs /
+32)`` warps in blocks of 256 threads; the warp owning a key's first pair walks its whole run.
+Records (``pack_records`` + ``insert_records``), for large batches whose ids are dense: the
+pairs are first ORed in parallel into one 128-byte record per distinct (key, element base),
+so a run of 10^5 pairs of one key becomes at most a few hundred element merges.
 Writes: the lists ``heads[key]`` of every key present in ``pairs`` (OR of its ids); the pool
 and ``ctl[CTL_TOP]``; ``ctl[ovf_slot] = 1`` when the pool is full (the call is then
 idempotent: run it again after growing).
@@ -16,10 +20,23 @@ import kernels_cu
 from ._gpu_pool import BLOCK, DevicePool, compile_options
 
 
+# Batches of fewer pairs take the one-kernel path without looking (the records cost a few
+# launches and a synchronisation); larger ones take the records when a record holds at least
+# RECORD_MIN_FILL pairs on average (the records then need at most 128 / RECORD_MIN_FILL bytes
+# a pair, and the walk they save is that many times longer).
+RECORDS_MIN_PAIRS = 1 << 15
+RECORD_MIN_FILL = 4
+_LOW = np.uint64(0xFFFFFFFF)
+_ELEM_BITS = np.uint64(960)
+
+
 @cupy.memoize(for_each_device=True)
+def _module():
+    return cupy.RawModule(code=kernels_cu.source("insert_pairs.cu"), options=compile_options())
+
+
 def _kernel():
-    mod = cupy.RawModule(code=kernels_cu.source("insert_pairs.cu"), options=compile_options())
-    return mod.get_function("insert_pairs")
+    return _module().get_function("insert_pairs")
 
 
 def insert_pairs(pairs: cupy.ndarray, npairs: int, heads: cupy.ndarray, pool: DevicePool,
@@ -30,7 +47,33 @@ def insert_pairs(pairs: cupy.ndarray, npairs: int, heads: cupy.ndarray, pool: De
     """
     if npairs == 0:
         return
+    if npairs >= RECORDS_MIN_PAIRS and _insert_records(pairs[:npairs], heads, pool, ovf_slot):
+        return
     warps = (npairs + 31) // 32
     blocks = (warps * 32 + BLOCK - 1) // BLOCK
     _kernel()((blocks,), (BLOCK,), (pairs, np.uint64(npairs), heads, np.uint32(heads.size), *pool.args(),
                                     np.int32(ovf_slot)))
+
+
+def _insert_records(pairs: cupy.ndarray, heads: cupy.ndarray, pool: DevicePool, ovf_slot: int) -> bool:
+    """The records path for sorted ``pairs``; False (nothing done) when the records would
+    hold fewer than RECORD_MIN_FILL pairs each on average."""
+    n = int(pairs.size)
+    # equal (key, element base) <=> equal record key; sorted pairs give sorted record keys
+    rkey = ((pairs >> np.uint64(32)) << np.uint64(32)) | ((pairs & _LOW) // _ELEM_BITS)
+    start = cupy.empty(n, cupy.uint32)
+    start[:1] = 1
+    start[1:] = rkey[1:] != rkey[:-1]
+    gidx = cupy.cumsum(start, dtype=cupy.uint32)
+    gidx -= np.uint32(1)
+    nrec = int(gidx[-1]) + 1
+    if nrec * RECORD_MIN_FILL > n:
+        return False
+    rec = cupy.zeros(nrec * 32, cupy.uint32)
+    mod = _module()
+    blocks = min((n + BLOCK - 1) // BLOCK, 65535)
+    mod.get_function("pack_records")((blocks,), (BLOCK,), (pairs, np.uint64(n), gidx, rec))
+    warps = (nrec + 31) // 32
+    mod.get_function("insert_records")(((warps * 32 + BLOCK - 1) // BLOCK,), (BLOCK,), (
+        rec, np.uint64(nrec), heads, np.uint32(heads.size), *pool.args(), np.int32(ovf_slot)))
+    return True

@@ -6,13 +6,15 @@ the next round's kernels; the N and NC lists are then empty):
 * it finds pairs of representatives whose final points-to sets are equal -- HCD pairs from
   the ΔP of HCD pointers, and the strongly connected components of the copy edges
   y →c x whose ends have equal P (found every ``cycle_period`` rounds when new edges came);
-* groups them into classes on the host (``scipy.sparse.csgraph``; the pairs are few), the
-  smallest id of a class becoming its representative;
+* groups them into classes on the device (a lock-free union-find, ``uf_union``), the
+  smallest id of a class becoming its representative; HCD pairs may wait some rounds
+  (``merge_period``) and are then applied in one batch;
 * unions P of the class into its representative r and sets ΔP(r) to what some rule of a
   member has not seen yet: ⋃ ΔP(m) ∪ ⋃ (P(r) \\ P(m)) over the members m, the second term only
-  for members whose ΔP a rule reads (member_diff, merge_lists); folds c⁻¹, Δc⁻¹ and succ into
-  r (merge_lists); empties ΔP, Δc⁻¹ of merged nodes; remaps ``g.rep`` (staying a fixpoint),
-  rebuilds the graph lists under the new table and recounts the control block.
+  for members whose ΔP a rule reads (member_diff); folds c⁻¹, Δc⁻¹ and succ into r; every
+  union in two levels (merge_parts, merge_parts_into); empties ΔP, Δc⁻¹ of merged nodes;
+  remaps ``g.rep`` (staying a fixpoint), rebuilds the graph lists under the new table
+  and recounts the control block.
 
 The HCD kernel runs right after every update (:meth:`OnlineMerger.launch_hcd`), so that its
 pair count comes back with the round's control block and a round without HCD pairs costs no
@@ -25,6 +27,8 @@ the merged set it had not seen (semi-naive rounds stay complete).
 
 from __future__ import annotations
 
+import time
+
 import cupy
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -35,6 +39,8 @@ from ._gpu_pool import (BLOCK, CTL_CHANGED, CTL_NACTIVE, CTL_NPAIRS, CTL_NSUCC, 
                         CTL_TOP, NIL, DevicePool, module, persistent_grid)
 
 CTL_MERGE_FILL = 14  # must match kernels_cu/merge.cu
+INITIAL_PAIR_BUFFER = 1 << 16  # merge pairs the buffer holds at first (it grows)
+AUTO_FIRST_MERGE_MS = 2.0      # what a merge is taken to cost before one has been timed
 _LOW = np.uint64(0xFFFFFFFF)
 
 
@@ -61,19 +67,6 @@ def strong_pairs(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids[keep], leader[keep]
 
 
-def group(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Classes of the undirected pairs (a[i], b[i]): (olds, news) with news[j] the smallest id
-    of the class of olds[j] and olds[j] != news[j]; both int64."""
-    ids, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
-    k, m = ids.size, a.size
-    graph = coo_matrix((np.ones(m, np.int8), (inv[:m], inv[m:])), shape=(k, k))
-    _, label = connected_components(graph, directed=False)
-    _, first = np.unique(label, return_index=True)   # ids ascending: first is the smallest
-    new = ids[first][label]
-    keep = new != ids
-    return ids[keep], new[keep]
-
-
 class OnlineMerger:
     """Finds and applies online merges; see the module docstring.
 
@@ -88,14 +81,27 @@ class OnlineMerger:
     timer                    gpu._Timer
     pcls : cupy uint32[n]    the set-class array shared with the solver loop: a cycle scan
                              fills it for the current P (``pcls_fresh`` until the next step)
+    merge_period : int       apply the HCD pairs found so far at most every this many rounds;
+                             in between they wait on the device (``pending``)
+    cost_factor : float, optional
+                             pace the HCD merges by cost: apply them only after a round that
+                             took at least this many times the wall time of the last merge
+                             (None: every ``merge_period`` rounds)
     """
 
     def __init__(self, g, heads, succ, pool: DevicePool, hcd: bool, cycles: bool,
-                 cycle_period: int, timer, pcls):
+                 cycle_period: int, timer, pcls, merge_period: int = 1,
+                 cost_factor: float | None = None):
         self.g, self.heads, self.succ, self.pool, self.timer = g, heads, succ, pool, timer
         self.hcd = bool(hcd) and g.n_hcd > 0
         self.cycles, self.period = bool(cycles), max(1, int(cycle_period))
-        self.buf = cupy.empty(1 << 16, cupy.uint64)
+        self.merge_period = max(1, int(merge_period))
+        self.cost_factor = cost_factor
+        self.merge_ms = AUTO_FIRST_MERGE_MS   # wall time of the last merge (find and apply)
+        self.buf = cupy.empty(INITIAL_PAIR_BUFFER, cupy.uint64)
+        self.pending = 0          # HCD pairs in buf[:pending], found but not applied yet
+        self.last_apply = 0       # round of the last merge
+        self.parent = cupy.arange(max(g.n, 1), dtype=cupy.uint32)
         self.pcls = pcls
         self.pcls_fresh = False   # pcls holds the set classes of the current P (no merge since)
         self.new_edges = 0
@@ -103,56 +109,76 @@ class OnlineMerger:
 
     # -- finding ---------------------------------------------------------------------------
 
-    def launch_hcd(self) -> None:
-        """Emit the HCD pairs of the current ΔP into ``buf`` (count in ctl[CTL_MERGE_FILL]);
-        no synchronisation. Call after every update kernel."""
-        if not self.hcd:
-            return
+    def _launch_hcd_pairs(self) -> None:
         g = self.g
-        self.pool.ctl[CTL_MERGE_FILL] = 0
         _module().get_function("hcd_pairs")((persistent_grid(),), (BLOCK,), (
             g.hcd_ptr, g.hcd_target, np.uint32(g.n_hcd), g.rep, self.heads[1], np.uint32(g.i2p),
             self.buf, np.uint64(self.buf.size), *self.pool.args()))
 
-    def _emit(self, launch) -> np.ndarray:
-        """Run an emitting kernel (launch(buf, cap)) until its pairs fit; the pairs, on the host."""
+    def launch_hcd(self) -> None:
+        """Append the HCD pairs of the current ΔP to ``buf[pending:]`` (the total lands in
+        ctl[CTL_MERGE_FILL]); no synchronisation. Call after every update kernel (again after
+        a resumed update: it starts over from ``pending``)."""
+        if not self.hcd:
+            return
+        self.pool.ctl[CTL_MERGE_FILL] = self.pending
+        self._launch_hcd_pairs()
+
+    def _take_hcd(self, total: int) -> None:
+        """Account for the round's HCD pairs (``total`` pending in all, from the control block):
+        when they overran ``buf``, grow it and emit the round's pairs again."""
+        if total > self.buf.size:
+            grown = cupy.empty(2 * total, cupy.uint64)
+            grown[:self.pending] = self.buf[:self.pending]
+            self.buf = grown
+            self.pool.ctl[CTL_MERGE_FILL] = self.pending
+            self._launch_hcd_pairs()
+            total = int(self.pool.ctl[CTL_MERGE_FILL].get())
+        self.hcd_pairs += total - self.pending
+        self.pending = total
+
+    def _emit(self, launch) -> cupy.ndarray:
+        """Run an emitting kernel (launch(buf, cap)) into ``buf`` after the pending HCD pairs
+        until its pairs fit; all the pairs (pending ones first), on the device."""
         ctl = self.pool.ctl
         while True:
-            ctl[CTL_MERGE_FILL] = 0
+            ctl[CTL_MERGE_FILL] = self.pending
             launch(self.buf, self.buf.size)
             count = int(ctl[CTL_MERGE_FILL].get())
             if count <= self.buf.size:
-                return self.buf[:count].get()
-            self.buf = cupy.empty(2 * count, cupy.uint64)
+                return self.buf[:count]
+            grown = cupy.empty(2 * count, cupy.uint64)
+            grown[:self.pending] = self.buf[:self.pending]
+            self.buf = grown
 
-    def _hcd_pairs(self, count: int) -> np.ndarray:
-        if count <= self.buf.size:
-            return self.buf[:count].get()
-        g, D = self.g, self.heads[1]
-        f = _module().get_function("hcd_pairs")
-        return self._emit(lambda buf, cap: f((persistent_grid(),), (BLOCK,), (
-            g.hcd_ptr, g.hcd_target, np.uint32(g.n_hcd), g.rep, D, np.uint32(g.i2p), buf,
-            np.uint64(cap), *self.pool.args())))
-
-    def _cycle_edges(self) -> np.ndarray:
+    def _cycle_edges(self) -> cupy.ndarray:
         g, P = self.g, self.heads[0]
         pc = _gpu_sets.classes(g.nodes, P, self.pool.words)
         leaders = _gpu_sets.class_leaders(g.nodes, pc, g.n_work)
         self.pcls[g.nodes[pc.order]] = leaders[pc.seg]
         f = _module().get_function("cycle_candidates")
-        return self._emit(lambda buf, cap: f((persistent_grid(),), (BLOCK,), (
+        found = self._emit(lambda buf, cap: f((persistent_grid(),), (BLOCK,), (
             g.nodes, np.uint32(g.n_work), g.rep, P, self.succ, self.pcls, buf, np.uint64(cap),
             *self.pool.args())))
+        return found[self.pending:].get()
 
-    def _find(self, round_no: int, hcd_count: int) -> tuple[np.ndarray, np.ndarray] | None:
-        a_parts, b_parts = [], []
-        if self.hcd and hcd_count:
-            hp = self._hcd_pairs(hcd_count)
-            self.hcd_pairs += int(hp.size)
-            a, b = _split(hp)
-            a_parts.append(a)
-            b_parts.append(b)
-        if self.cycles and self.new_edges and round_no % self.period == 0:
+    def _group(self, pairs: cupy.ndarray) -> tuple[cupy.ndarray, cupy.ndarray] | None:
+        """Classes of the pairs (ends read through ``g.rep``) on the device: (olds, news),
+        uint32, news[j] the smallest representative of the class of olds[j] != news[j]."""
+        n, parent = self.g.n, self.parent
+        f = _module().get_function
+        grid = lambda k: (min(max(1, (k + BLOCK - 1) // BLOCK), persistent_grid()),)  # noqa: E731
+        f("uf_union")(grid(pairs.size), (BLOCK,), (pairs, np.uint64(pairs.size), self.g.rep, parent))
+        f("uf_flatten")(grid(n), (BLOCK,), (np.uint32(n), parent))
+        ident = cupy.arange(n, dtype=cupy.uint32)
+        olds = cupy.flatnonzero(parent[:n] != ident).astype(cupy.uint32)
+        news = parent[olds]
+        parent[:n] = ident   # the identity again for the next batch
+        return (olds, news) if olds.size else None
+
+    def _find(self, round_no: int, scan: bool) -> tuple[cupy.ndarray, cupy.ndarray] | None:
+        pairs = self.buf[:self.pending]
+        if scan:
             self.new_edges = 0
             self.scans += 1
             edges = self._cycle_edges()
@@ -160,30 +186,42 @@ class OnlineMerger:
             self.candidates += int(edges.size)
             if edges.size:
                 a, b = strong_pairs(edges)
-                a_parts.append(a)
-                b_parts.append(b)
-        if not sum(x.size for x in a_parts):
-            return None
-        olds, news = group(np.concatenate(a_parts), np.concatenate(b_parts))
-        return (olds, news) if olds.size else None
+                if a.size:
+                    strong = (a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64)
+                    pairs = cupy.concatenate([pairs, cupy.asarray(strong)])
+        self.pending = 0
+        return self._group(pairs) if pairs.size else None
 
-    def step(self, round_no: int, new_edges: int, ctl_host: np.ndarray) -> bool:
+    def step(self, round_no: int, new_edges: int, ctl_host: np.ndarray, round_ms: float = 0.0) -> bool:
         """Look for merges before round ``round_no`` and apply them; True when any was made
         (the control block then holds the recounted CTL_CHANGED, NPAIRS, NSUCC, NACTIVE).
-        ``ctl_host`` is the control block read after the last update (with the HCD count)."""
+        ``ctl_host`` is the control block read after the last update (with the HCD count);
+        ``round_ms`` the wall time of the last round (for ``cost_factor``).
+
+        HCD pairs are applied when ``merge_period`` rounds have passed since the last merge
+        (or with a cycle scan); until then they wait in ``buf``. A merge that waits is still
+        exact: the two nodes' final sets are equal whenever they are merged."""
         self.new_edges += new_edges
         self.pcls_fresh = False
-        hcd_count = int(ctl_host[CTL_MERGE_FILL]) if self.hcd else 0
-        if not hcd_count and not (self.cycles and self.new_edges and round_no % self.period == 0):
+        if self.hcd:
+            self._take_hcd(int(ctl_host[CTL_MERGE_FILL]))
+        scan = bool(self.cycles and self.new_edges and round_no % self.period == 0)
+        due = self.pending and round_no - self.last_apply >= self.merge_period
+        if due and self.cost_factor is not None:
+            due = round_ms >= self.cost_factor * self.merge_ms
+        if not (due or scan):
             return False
-        found = self.timer.run("merge_find", self._find, round_no, hcd_count)
+        t0 = time.perf_counter()
+        found = self.timer.run("merge_find", self._find, round_no, scan)
         if found is None:
             return False
         olds, news = found
         self.timer.run("merge_apply", self._apply, olds, news)
+        self.merge_ms = (time.perf_counter() - t0) * 1e3
         self.pcls_fresh = False
         self.merged_nodes += int(olds.size)
         self.merge_rounds += 1
+        self.last_apply = round_no
         return True
 
     def notes(self) -> dict:
@@ -193,45 +231,47 @@ class OnlineMerger:
 
     # -- applying --------------------------------------------------------------------------
 
-    def _apply(self, olds: np.ndarray, news: np.ndarray) -> None:
+    def _apply(self, olds: cupy.ndarray, news: cupy.ndarray) -> None:
         g, pool, n = self.g, self.pool, self.g.n
         P, D, N, C, DC, NC = self.heads
-        gained = np.unique(news)
-        members = np.concatenate([olds, gained])                 # every member, r included
-        reps = np.concatenate([news, gained])
-        pairs_h = (reps.astype(np.uint64) << np.uint64(32)) | members.astype(np.uint64)
-        own = cupy.sort(cupy.asarray(pairs_h[:olds.size]))        # (r, a), a merged into r
-        every = cupy.sort(cupy.asarray(pairs_h))                  # (r, m), m in r's class
-        members_d, reps_d = cupy.asarray(members.astype(np.uint32)), cupy.asarray(reps.astype(np.uint32))
+        gained = cupy.unique(news)
+        members = cupy.concatenate([olds, gained])                # every member, r included
+        reps = cupy.concatenate([news, gained])
+        pairs = (reps.astype(cupy.uint64) << np.uint64(32)) | members.astype(cupy.uint64)
+        own = cupy.sort(pairs[:olds.size])                         # (r, a), a merged into r
+        every = cupy.sort(pairs)                                   # (r, m), m in r's class
         uses = g.consumers(self.succ)      # under the old table, before succ is merged
-        lists = _module().get_function("merge_lists")
+        parts, into = _module().get_function("merge_parts"), _module().get_function("merge_parts_into")
         diff = _module().get_function("member_diff")
+        grid = ((((every.size + 31) // 32) * 32 + BLOCK - 1) // BLOCK,)
 
-        def blocks(k: int) -> tuple[int]:
-            return ((((k + 31) // 32) * 32 + BLOCK - 1) // BLOCK,)
+        def union_runs(runs: cupy.ndarray, S: cupy.ndarray, H: cupy.ndarray) -> None:
+            # H(r) ∪= S(m) for the pairs (r, m) of ``runs`` (sorted), in two levels
+            T = cupy.full(max(runs.size, 1), NIL, cupy.uint32)
+            k = np.uint64(runs.size)
+            parts(grid, (BLOCK,), (runs, k, S, T, *pool.args()))
+            into(grid, (BLOCK,), (runs, k, T, H, *pool.args()))
 
         while True:
             newP, newD, X = (cupy.full(n, NIL, cupy.uint32) for _ in range(3))
-            lists(blocks(every.size), (BLOCK,), (every, np.uint64(every.size), P, newP, *pool.args()))
-            diff((persistent_grid(),), (BLOCK,), (members_d, reps_d, np.uint32(members.size), P, newP,
+            union_runs(every, P, newP)
+            diff((persistent_grid(),), (BLOCK,), (members, reps, np.uint32(members.size), P, newP,
                                                  uses, X, *pool.args()))
             for S in (D, X):
-                lists(blocks(every.size), (BLOCK,), (every, np.uint64(every.size), S, newD,
-                                                     *pool.args()))
+                union_runs(every, S, newD)
             for H in (C, DC, self.succ):   # only OR: running them again after a growth is fine
-                lists(blocks(own.size), (BLOCK,), (own, np.uint64(own.size), H, H, *pool.args()))
+                union_runs(own, H, H)
             c = pool.ctl.get()
             if not c[CTL_OVF_RULES]:
                 break
             pool.grow(int(c[CTL_TOP]))
             pool.ctl[CTL_OVF_RULES] = 0
-        olds_d, news_d, gained_d = cupy.asarray(olds), cupy.asarray(news), cupy.asarray(gained)
-        P[gained_d] = newP[gained_d]
-        D[gained_d] = newD[gained_d]
-        D[olds_d] = NIL
-        DC[olds_d] = NIL
+        P[gained] = newP[gained]
+        D[gained] = newD[gained]
+        D[olds] = NIL
+        DC[olds] = NIL
         remap = cupy.arange(n, dtype=cupy.uint32)
-        remap[olds_d] = news_d.astype(cupy.uint32)
+        remap[olds] = news
         g.rekey(remap[g.rep])
         ctl = pool.ctl
         for slot in (CTL_CHANGED, CTL_NPAIRS, CTL_NSUCC, CTL_NACTIVE):

@@ -25,11 +25,13 @@ device (``_gpu_graph``, CuPy sorts). With ``hcd`` / ``cycles`` the table changes
 solving (``_gpu_merge``): between rounds, pointees entering ΔP of an HCD pointer are merged
 with the entry's target, and strongly connected components of the copy edges whose ends have
 equal P are merged; the class's lists are folded into its representative and the graph is
-rebuilt under the new table. Both are off by default: on the H200 they cut the rules and
-copy kernels (linux: 2.4 s to 0.46 s) but the merges themselves cost more than that saves on
-13 of the 14 paper inputs (issue 3, third device call of 2026-11-30). The final sets are
-grouped into distinct sets on the device (hash, sort, exact compare, prefix sum) and only
-those are expanded and copied back: no per-node CSR is built.
+rebuilt under the new table. HCD merging is paced by cost by default (``hcd="auto"``): the
+pairs wait on the device until rounds grow long against what a merge costs, so large graphs
+merge (linux: rules and copy kernels 2.4 s to 0.45 s) and small ones never pay for it. Cycle
+detection is off by default: its scans cost more than they save (linux 2.8 s to 17 s, php
+0.8 s to 16 s, vim 0.30 s to 0.77 s; H200, 2026-11-30). The final sets are grouped into
+distinct sets on the device (hash, sort, exact compare, prefix sum) and only those are
+expanded and copied back: no per-node CSR is built.
 
 CuPy is imported inside :func:`solve` only, so CPU-only machines import this module fine.
 """
@@ -181,9 +183,11 @@ def _initial_capacity(hg: HostGraph) -> int:
 
 def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool = True,
           ptr_eq_min_changed: int = 256, filter_known: bool = True, set_classes: bool = True,
-          device_graph: bool = True, dedupe_pairs: bool | None = None, hcd: bool = False,
-          cycles: bool = False, cycle_period: int = 4, capacity: int | None = None,
-          class_table: bool = True, timing: bool = True, trace: bool = False,
+          device_graph: bool = True, dedupe_pairs: bool | None = None, hcd: bool | str = "auto",
+          cycles: bool = False, cycle_period: int = 4, merge_period: int = 1,
+          merge_cost_factor: float = 3.0,
+          capacity: int | None = None, class_table: bool = True, timing: bool = False,
+          trace: bool = False,
           max_iterations: int | None = None) -> Solution:
     """Least solution of ``cs`` on the GPU.
 
@@ -210,13 +214,24 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         NumPy on the host. Required by ``hcd`` and ``cycles``.
     dedupe_pairs : bool, optional
         Drop repeated store pairs after sorting them (one more sync a round); repeats are
-        common once pointees are merged online. Default: on with ``hcd`` or ``cycles``.
-    hcd : bool
+        common once pointees are merged online. Default: on once a merge has been made.
+    hcd : bool or "auto"
         Merge online by the HCD table (``cs.hcd_ptr``/``cs.hcd_target``): every pointee
         entering ΔP(p) is merged with the entry's target (``_gpu_merge``).
+        ``True`` merges every ``merge_period`` rounds. ``"auto"`` (the default) lets the
+        pairs wait on the device until a round takes ``merge_cost_factor`` times as long as
+        the last merge did (before the first, ``_gpu_merge.AUTO_FIRST_MERGE_MS``): a merge
+        costs milliseconds of launches and synchronisations, which pays on large graphs
+        (linux: 2.9 s to 0.9 s merging every round, H200) but not on small ones (ex: 17 to
+        57 ms). Without an HCD table, or without ``device_graph``, "auto" is off.
     cycles : bool
         Every ``cycle_period`` rounds (when new copy edges came), merge the strongly connected
         components of the copy edges whose ends have equal P (``_gpu_merge``).
+    merge_period : int
+        With ``hcd``, apply the merges found at most every this many rounds (in one batch);
+        the pairs found in between wait on the device.
+    merge_cost_factor : float
+        See ``hcd="auto"``.
     capacity : int, optional
         Initial pool capacity in elements (default: from the input's size); the pool grows.
     class_table : bool
@@ -224,7 +239,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         hash-table kernel (``_gpu_sets.ClassTable``: two launches, no sort) instead of the
         hash-sort of ``_gpu_sets.classes`` (about fifteen launches and a sort per use).
     timing : bool
-        Time every kernel with CUDA events (``stats.kernel_ms``).
+        Time every kernel with CUDA events (``stats.kernel_ms``; ``--stats`` turns it on).
+        Off by default: the events cost about 0.1 ms a round (ex: 24 against 17 ms).
     trace : bool
         Record per round (``stats.notes["trace"]``) the counts the host read, the longest
         runs of equal keys among the sorted pairs and, with ``timing``, each kernel's
@@ -263,8 +279,10 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
             t_pre = time.perf_counter()
             cs, _pstats = collapse(cs)
             notes["preprocess_ms"] = round((time.perf_counter() - t_pre) * 1e3, 3)
-    if dedupe_pairs is None:
-        dedupe_pairs = bool(hcd or cycles)
+    if hcd not in (True, False, "auto"):
+        raise ValueError(f"hcd must be True, False or 'auto', not {hcd!r}")
+    if hcd == "auto" and (not device_graph or not cs.hcd_ptr.size):
+        hcd = False
     if (hcd or cycles) and not device_graph:
         raise ValueError("online merging (hcd, cycles) needs device_graph=True")
     mempool = cupy.get_default_memory_pool()
@@ -315,8 +333,9 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                 pool.grow(int(c[CTL_TOP]))
                 ctl[CTL_OVF_RULES] = 0
 
-    merger = _gpu_merge.OnlineMerger(g, heads, succ, pool, hcd, cycles, cycle_period, timer,
-                                     pcls) if (hcd or cycles) else None
+    merger = _gpu_merge.OnlineMerger(g, heads, succ, pool, bool(hcd), cycles, cycle_period, timer,
+                                     pcls, merge_period,
+                                     merge_cost_factor if hcd == "auto" else None) if (hcd or cycles) else None
 
     def update(resume: bool) -> np.ndarray:
         timer.run("update", _gpu_update.update_deltas, g, heads, succ, pool, resume)
@@ -350,12 +369,15 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
     iterations, total_pairs, total_active, ptr_eq_rounds = 0, 0, 0, 0
     delta_bits = int(c[CTL_DELTA_BITS])
     rounds: list[dict] = []
+    t_round = time.perf_counter()   # start of the current round (its wall time paces "auto" merges)
     while c[CTL_CHANGED]:
         if max_iterations is not None and iterations >= max_iterations:
             raise RuntimeError(f"gpu solver did not converge in {max_iterations} rounds")
         iterations += 1
-        if merger is not None and merger.step(iterations, new_edges, c):
+        if merger is not None and merger.step(iterations, new_edges, c,
+                                              (time.perf_counter() - t_round) * 1e3):
             c = read_ctl()
+        t_round = time.perf_counter()
         new_edges = int(c[CTL_NSUCC])
         npairs, nsucc, nactive = int(c[CTL_NPAIRS]), int(c[CTL_NSUCC]), int(c[CTL_NACTIVE])
         total_pairs += npairs
@@ -405,13 +427,14 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                 if count:
                     view = buf[:count]
                     timer.run("sort", view.sort)
-                    if dedupe_pairs and dst is NC:
+                    if dst is NC and (dedupe_pairs if dedupe_pairs is not None else
+                                      merger is not None and merger.merge_rounds > 0):
                         # many pointees of one class give one key: drop repeats before the
                         # warp of that key walks them one by one
                         view = timer.run("sort", _unique_sorted, view)
                         count = int(view.size)
-                    timer.run("insert_pairs", _gpu_insert_pairs.insert_pairs, view, count, dst, pool,
-                              CTL_OVF_RULES)
+                    timer.run("insert_store" if dst is NC else "insert_succ",
+                              _gpu_insert_pairs.insert_pairs, view, count, dst, pool, CTL_OVF_RULES)
                     if trace:
                         rounds[-1]["store_run" if dst is NC else "succ_run"] = _longest_run(view)
             c = update(False)
