@@ -72,7 +72,7 @@ def resolve_backend(backend: str, announce: bool = False, cs: ConstraintSet | No
 
 
 def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: None, threads: int = 1,
-          **options) -> Solution:
+          kernel_timing: bool = False, **options) -> Solution:
     """Solve ``cs`` with one backend.
 
     Parameters
@@ -88,6 +88,9 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         CPU threads for the ``cpu`` backend (1: its serial solver; N > 1: its
         multi-core mode, see :func:`andersen_gpu.backends.cpu.solve`). Other
         backends ignore it, so it is safe with ``auto``.
+    kernel_timing : bool
+        ``gpu``: time every kernel with CUDA events into ``stats.kernel_ms`` (its ``timing``
+        option; costs about 0.1 ms a round). Other backends ignore it.
     **options
         Passed to the backend's own ``solve``.
 
@@ -106,7 +109,7 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         announce(f"backend auto: using {candidates[0]} ({why})")
         for i, name in enumerate(candidates):
             try:
-                return solve(cs, backend=name, threads=threads, **options)
+                return solve(cs, backend=name, threads=threads, kernel_timing=kernel_timing, **options)
             except BackendUnavailable as exc:
                 if i + 1 == len(candidates):
                     raise
@@ -122,4 +125,6 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         raise BackendUnavailable(f"{name} backend unavailable: {exc}") from None
     if name == "cpu":
         options["threads"] = threads
+    if name == "gpu" and kernel_timing:
+        options["timing"] = True
     return module.solve(cs, **options)

@@ -76,6 +76,22 @@ def test_solve_stats(small: Path, capsys: pytest.CaptureFixture) -> None:
     assert "backend: reference" in out and "points-to edges: 4" in out and "constraints: 4" in out
 
 
+def test_stats_asks_for_kernel_times_and_only_then(small: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    # --stats turns on the gpu's per-kernel CUDA events; a plain solve goes without them
+    real_solve = solve_command.solve
+    seen = []
+
+    def recording_solve(cs, backend, **options):
+        seen.append(options.get("kernel_timing"))
+        return real_solve(cs, backend=backend, **options)   # the cpu backend ignores it
+
+    monkeypatch.setattr(solve_command, "solve", recording_solve)
+    assert main(["solve", str(small), "--backend", "cpu", "--stats"]) == ExitCode.OK
+    assert main(["solve", str(small), "--backend", "cpu"]) == ExitCode.OK
+    assert seen == [True, False]
+
+
 def test_verify_against_passes_and_fails(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     good = tmp_path / "good.txt"
     assert main(["solve", str(small), "--backend", "reference", "-o", str(good)]) == ExitCode.OK

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     cs = load_input(args)
     expected = Solution.load(args.verify_against) if args.verify_against else None
 
-    sol = solve_with(cs, args.backend, args.threads)
+    sol = solve_with(cs, args.backend, args.threads, kernel_timing=args.stats)
     print(f"solved {args.input}: {cs.n_nodes:,} nodes, {sol.n_edges:,} points-to edges "
           f"in {sol.n_sets:,} distinct sets ({_backend_and_time(sol)})")
     if args.stats:
@@ -86,9 +86,10 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def solve_with(cs, requested: str, threads: int = 1) -> Solution:
-    """Solve with ``requested`` (``threads`` for the cpu backend); ``auto`` says on stderr which backend it used."""
-    return solve(cs, backend=requested, announce=note, threads=threads)
+def solve_with(cs, requested: str, threads: int = 1, kernel_timing: bool = False) -> Solution:
+    """Solve with ``requested`` (``threads`` for the cpu backend, ``kernel_timing`` for the gpu's
+    per-kernel times); ``auto`` says on stderr which backend it used."""
+    return solve(cs, backend=requested, announce=note, threads=threads, kernel_timing=kernel_timing)
 
 
 def _compare(sol: Solution, other: Solution, what: str, other_label: str) -> int:
