@@ -27,8 +27,6 @@ the merged set it had not seen (semi-naive rounds stay complete).
 
 from __future__ import annotations
 
-import time
-
 import cupy
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -40,7 +38,9 @@ from ._gpu_pool import (BLOCK, CTL_CHANGED, CTL_NACTIVE, CTL_NPAIRS, CTL_NSUCC, 
 
 CTL_MERGE_FILL = 14  # must match kernels_cu/merge.cu
 INITIAL_PAIR_BUFFER = 1 << 16  # merge pairs the buffer holds at first (it grows)
-AUTO_FIRST_MERGE_MS = 2.0      # what a merge is taken to cost before one has been timed
+# What a small merge costs in launches and synchronisations (H200: ex, perl, gcc merged every
+# round at 2-2.3 ms a merge, 2026-11-30); ``cost_factor`` multiplies it.
+AUTO_MERGE_MS = 2.0
 _LOW = np.uint64(0xFFFFFFFF)
 
 
@@ -84,9 +84,10 @@ class OnlineMerger:
     merge_period : int       apply the HCD pairs found so far at most every this many rounds;
                              in between they wait on the device (``pending``)
     cost_factor : float, optional
-                             pace the HCD merges by cost: apply them only after a round that
-                             took at least this many times the wall time of the last merge
-                             (None: every ``merge_period`` rounds)
+                             pace the HCD merges by cost: the pairs wait until the first round
+                             that takes at least ``cost_factor * AUTO_MERGE_MS``; from then on
+                             merges are made every ``merge_period`` rounds (None: from the
+                             start)
     """
 
     def __init__(self, g, heads, succ, pool: DevicePool, hcd: bool, cycles: bool,
@@ -97,7 +98,7 @@ class OnlineMerger:
         self.cycles, self.period = bool(cycles), max(1, int(cycle_period))
         self.merge_period = max(1, int(merge_period))
         self.cost_factor = cost_factor
-        self.merge_ms = AUTO_FIRST_MERGE_MS   # wall time of the last merge (find and apply)
+        self.merging = cost_factor is None    # paced: rounds have grown long enough to merge
         self.buf = cupy.empty(INITIAL_PAIR_BUFFER, cupy.uint64)
         self.pending = 0          # HCD pairs in buf[:pending], found but not applied yet
         self.last_apply = 0       # round of the last merge
@@ -206,18 +207,19 @@ class OnlineMerger:
         if self.hcd:
             self._take_hcd(int(ctl_host[CTL_MERGE_FILL]))
         scan = bool(self.cycles and self.new_edges and round_no % self.period == 0)
-        due = self.pending and round_no - self.last_apply >= self.merge_period
-        if due and self.cost_factor is not None:
-            due = round_ms >= self.cost_factor * self.merge_ms
+        if not self.merging:
+            # once on, it stays on: pairs that wait while sets grow cost more to merge later
+            # (a late batch re-propagates what its members had not seen: svn's copy kernel
+            # went from 42 to 220 ms when merges waited on the last merge's cost)
+            self.merging = round_ms >= self.cost_factor * AUTO_MERGE_MS
+        due = self.merging and self.pending and round_no - self.last_apply >= self.merge_period
         if not (due or scan):
             return False
-        t0 = time.perf_counter()
         found = self.timer.run("merge_find", self._find, round_no, scan)
         if found is None:
             return False
         olds, news = found
         self.timer.run("merge_apply", self._apply, olds, news)
-        self.merge_ms = (time.perf_counter() - t0) * 1e3
         self.pcls_fresh = False
         self.merged_nodes += int(olds.size)
         self.merge_rounds += 1
