@@ -208,9 +208,9 @@ class OnlineMerger:
             self._take_hcd(int(ctl_host[CTL_MERGE_FILL]))
         scan = bool(self.cycles and self.new_edges and round_no % self.period == 0)
         if not self.merging:
-            # once on, it stays on: pairs that wait while sets grow cost more to merge later
-            # (a late batch re-propagates what its members had not seen: svn's copy kernel
-            # went from 42 to 220 ms when merges waited on the last merge's cost)
+            # once on, it stays on: merges that wait while sets grow are fewer and dearer
+            # (pacing every merge on the last one's cost, ed22844: linux merged 3 times in
+            # 1.81 s; staying on, 869dac4: 37 times in 1.08 s; H200)
             self.merging = round_ms >= self.cost_factor * AUTO_MERGE_MS
         due = self.merging and self.pending and round_no - self.last_apply >= self.merge_period
         if not (due or scan):
