@@ -628,6 +628,12 @@ private:
       return it->second;
     return staticObjs[key] = B.obj("*" + callee + "()", 1, OBJECT, 0);
   }
+  // dst = v, when v has a node (nodeOf after dst: node ids are numbered in that order)
+  void copyFrom(int dst, const Value *v) {
+    int src = nodeOf(v);
+    if (src >= 0)
+      B.copy(dst, src);
+  }
   void escape(int node) {
     if (escRaw < 0)
       escRaw = B.node("<ptrtoint>");
@@ -1295,9 +1301,7 @@ void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
     } else if (auto *f = dyn_cast<Function>(v)) {
       B.addr(obj + slot, funcList[funcIndex.lookup(f)].obj);
     } else {
-      int node = nodeOf(v);
-      if (node >= 0)
-        B.copy(obj + slot, node);
+      copyFrom(obj + slot, v);
     }
   } else if (isa<ConstantAggregate>(v)) {
     if (Types::isStruct(ty)) {
@@ -1498,33 +1502,24 @@ void Extractor::instruction(const Instruction &I) {
     if (!T.hasPtr(P.getType()))
       return;
     int dst = local(&I);
-    for (const Value *v : P.incoming_values()) {
-      int src = nodeOf(v);
-      if (src >= 0)
-        B.copy(dst, src);
-    }
+    for (const Value *v : P.incoming_values())
+      copyFrom(dst, v);
     return;
   }
   case Instruction::Select: {
     if (!T.hasPtr(I.getOperand(1)->getType()))
       return;
     int dst = local(&I);
-    for (unsigned k = 1; k < 3; ++k) {
-      int src = nodeOf(I.getOperand(k));
-      if (src >= 0)
-        B.copy(dst, src);
-    }
+    for (unsigned k = 1; k < 3; ++k)
+      copyFrom(dst, I.getOperand(k));
     return;
   }
   case Instruction::InsertValue: {
     if (!T.hasPtr(I.getOperand(0)->getType()))
       return;
     int dst = local(&I);
-    for (unsigned k = 0; k < 2; ++k) {
-      int src = nodeOf(I.getOperand(k));
-      if (src >= 0)
-        B.copy(dst, src);
-    }
+    for (unsigned k = 0; k < 2; ++k)
+      copyFrom(dst, I.getOperand(k));
     return;
   }
   case Instruction::ExtractElement: case Instruction::InsertElement: case Instruction::ShuffleVector: {
@@ -1532,11 +1527,8 @@ void Extractor::instruction(const Instruction &I) {
       return;
     int dst = local(&I);
     for (const Use &u : I.operands())
-      if (T.hasPtr(u->getType())) {
-        int src = nodeOf(u.get());
-        if (src >= 0)
-          B.copy(dst, src);
-      }
+      if (T.hasPtr(u->getType()))
+        copyFrom(dst, u.get());
     return;
   }
   case Instruction::PtrToInt: {
@@ -1548,9 +1540,7 @@ void Extractor::instruction(const Instruction &I) {
   case Instruction::Ret: {
     if (I.getNumOperands() == 0 || !T.hasPtr(I.getOperand(0)->getType()))
       return;
-    int src = nodeOf(I.getOperand(0));
-    if (src >= 0)
-      B.copy(fn->obj + 1, src);
+    copyFrom(fn->obj + 1, I.getOperand(0));
     return;
   }
   case Instruction::AtomicCmpXchg: {
@@ -1604,7 +1594,7 @@ void Extractor::instruction(const Instruction &I) {
     return;
   }
   case Instruction::Resume: {
-    int src = nodeOf(I.getOperand(0));
+    int src = nodeOf(I.getOperand(0));   // before exception(): node ids follow this order
     if (src >= 0)
       B.copy(exception(), src);
     return;
