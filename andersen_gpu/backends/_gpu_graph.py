@@ -5,6 +5,11 @@ the device and builds from them, for a representative table ``rep``, the CSR lis
 kernels read (same contract as ``gpu.HostGraph``, as cupy arrays). :meth:`DeviceGraph.rekey`
 builds them again after online merges changed ``rep``: a class's load, store and gep lists
 are then the union of its members' lists, under the representative.
+
+A build is a CuPy sort per list plus the kernels of ``kernels_cu/graph.cu`` (keys, first
+entries, columns and row pointers by binary search), with no synchronisation once the work
+list's size is known: a merge rebuilds the graph, and the launches and synchronisations of
+a NumPy-style build (``unique``, boolean masks) cost a few milliseconds a merge.
 """
 
 from __future__ import annotations
@@ -14,24 +19,59 @@ import numpy as np
 
 from constraints.model import ConstraintSet
 
-_LOW = np.uint64(0xFFFFFFFF)
+from ._gpu_pool import BLOCK, module
 
 
 def _u32(a: np.ndarray) -> cupy.ndarray:
     return cupy.asarray(np.ascontiguousarray(a, dtype=np.uint32))
 
 
-def _rows(n: int, keys: cupy.ndarray) -> cupy.ndarray:
-    """uint32[n+1] row pointers of the sorted row ids ``keys`` (a binary search per row: no
-    synchronisation, unlike a bincount)."""
-    if not keys.size:
-        return cupy.zeros(n + 1, cupy.uint32)
-    return cupy.searchsorted(keys, cupy.arange(n + 1, dtype=cupy.uint32)).astype(cupy.uint32)
+def _empty_rows(n: int) -> cupy.ndarray:
+    return cupy.zeros(n + 1, cupy.uint32)
 
 
 def _nonempty(a: cupy.ndarray) -> cupy.ndarray:
     # a dummy element so that empty CSR columns still have a device pointer
     return a if a.size else cupy.zeros(1, cupy.uint32)
+
+
+def _blocks(threads: int) -> tuple[int]:
+    return (max(1, (threads + BLOCK - 1) // BLOCK),)
+
+
+def build_csr(n: int, rep: cupy.ndarray, dst: cupy.ndarray, src: cupy.ndarray,
+              off: cupy.ndarray | None = None) -> tuple[cupy.ndarray, ...]:
+    """The distinct (rep dst, rep src[, off]) entries as a CSR over ``n`` rows.
+
+    ``dst``, ``src`` (and ``off``): uint32[m] columns of raw ids; ``rep``: uint32[n]. Returns
+    ``(ptr uint32[n+1], col uint32[>= 1][, off uint32[>= 1]])``: row d's entries are
+    ``col[ptr[d]:ptr[d+1]]``, sorted by source; entries past ``ptr[n]`` are unused. Without
+    offsets every repeat is dropped; with offsets, repeats of (dst, src, off) that the sort
+    leaves adjacent (harmless: a repeat only costs a second union). No synchronisation.
+    """
+    m = int(dst.size)
+    if not m:
+        empty = cupy.zeros(1, cupy.uint32)
+        return (_empty_rows(n), empty) if off is None else (_empty_rows(n), empty, empty.copy())
+    f = module("graph.cu").get_function
+    keys = cupy.empty(m, cupy.uint64)
+    f("csr_keys")(_blocks(m), (BLOCK,), (dst, src, np.uint64(m), rep, keys))
+    has_off = off is not None
+    if has_off:
+        order = cupy.argsort(keys)
+        keys = keys[order]
+    else:
+        keys.sort()
+        order, off = keys, dst      # dummies, not read
+    first = cupy.empty(m, cupy.uint32)
+    f("csr_first")(_blocks(m), (BLOCK,), (keys, order, off, np.int32(has_off), np.uint64(m), first))
+    pos = cupy.cumsum(first, dtype=cupy.uint32)
+    ptr = cupy.empty(n + 1, cupy.uint32)
+    col = cupy.empty(m, cupy.uint32)
+    off_out = cupy.empty(m, cupy.uint32) if has_off else col
+    f("csr_fill")(_blocks(m + n + 1), (BLOCK,), (keys, order, off, np.int32(has_off), np.uint64(m),
+                                                 pos, np.uint32(n), ptr, col, off_out))
+    return (ptr, col, off_out) if has_off else (ptr, col)
 
 
 class DeviceGraph:
@@ -59,6 +99,9 @@ class DeviceGraph:
         self._addr = (_u32(cs.addr_dst), _u32(cs.addr_src))
         self._copy = (_u32(cs.copy_dst), _u32(cs.copy_src))
         self.hcd_ptr, self.hcd_target = _u32(cs.hcd_ptr), _u32(cs.hcd_target)
+        # raw ids whose ΔP a rule other than Copy⁻¹ reads (see consumers)
+        self._readers = _u32(np.unique(np.concatenate([cs.load_src, cs.gep_src, cs.store_dst,
+                                                       cs.hcd_ptr]).astype(np.int64)))
         self.rekey(_u32(cs.rep) if self.n else cupy.zeros(1, cupy.uint32))
 
     @property
@@ -68,46 +111,45 @@ class DeviceGraph:
     def _pairs(self, hi: cupy.ndarray, lo: cupy.ndarray) -> cupy.ndarray:
         return (hi.astype(cupy.uint64) << np.uint64(32)) | lo.astype(cupy.uint64)
 
-    def _csr(self, dst: cupy.ndarray, src: cupy.ndarray) -> tuple[cupy.ndarray, cupy.ndarray]:
-        if not dst.size:
-            return _rows(self.n, cupy.zeros(0, cupy.uint32)), _nonempty(cupy.zeros(0, cupy.uint32))
-        keys = cupy.unique(self._pairs(self.rep[dst], self.rep[src]))
-        return _rows(self.n, (keys >> np.uint64(32)).astype(cupy.uint32)), \
-            _nonempty((keys & _LOW).astype(cupy.uint32))
-
-    def rekey(self, rep: cupy.ndarray) -> None:
+    def rekey(self, rep: cupy.ndarray, n_work: int | None = None) -> None:
         """Build the CSR lists and the work list for the representative table ``rep``.
 
-        Repeated entries are removed: kept (after online merges), they tripled php's rule
-        kernel on the H200 (175 to 616 ms, 2026-11-30)."""
+        ``n_work``, when given, is the number of representatives under ``rep`` and every one
+        of them is already in ``nodes`` (after merges: the old count less the merged nodes);
+        the work list is then compacted without a synchronisation. Repeated entries are
+        removed: kept (after online merges), they tripled php's rule kernel on the H200 (175
+        to 616 ms, 2026-11-30)."""
         self.rep = rep
         n = self.n
-        self.nodes = cupy.flatnonzero(rep[:n] == cupy.arange(n, dtype=cupy.uint32)).astype(cupy.uint32)
-        self.n_work = int(self.nodes.size)
-        self.l_ptr, self.l_src = self._csr(*self._load)
-        self.s_ptr, self.s_dst = self._csr(*self._store)
-        gd, gs, go = self._gep
-        if gd.size:
-            keys = self._pairs(rep[gd], rep[gs])
-            order = cupy.argsort(keys)
-            keys, go = keys[order], go[order]
-            keep = cupy.ones(keys.size, cupy.bool_)
-            # equal (dst, src, offset) next to each other are dropped (not all repeats: harmless)
-            keep[1:] = (keys[1:] != keys[:-1]) | (go[1:] != go[:-1])
-            keys, go = keys[keep], go[keep]
+        if n_work is None:
+            self.nodes = cupy.flatnonzero(rep[:n] == cupy.arange(n, dtype=cupy.uint32)).astype(cupy.uint32)
+            self.n_work = int(self.nodes.size)
         else:
-            keys = cupy.zeros(0, cupy.uint64)
-        self.g_ptr = _rows(n, (keys >> np.uint64(32)).astype(cupy.uint32))
-        self.g_src = _nonempty((keys & _LOW).astype(cupy.uint32))
-        self.g_off = _nonempty(go.astype(cupy.uint32))
+            self.nodes = self._still_reps(n_work)
+            self.n_work = n_work
+        self.l_ptr, self.l_src = build_csr(n, rep, *self._load)
+        self.s_ptr, self.s_dst = build_csr(n, rep, *self._store)
+        self.g_ptr, self.g_src, self.g_off = build_csr(n, rep, *self._gep)
+
+    def _still_reps(self, n_work: int) -> cupy.ndarray:
+        """The nodes of the work list that ``rep`` still maps to themselves (``n_work`` of them)."""
+        k = int(self.nodes.size)
+        out = cupy.empty(max(n_work, 1), cupy.uint32)[:n_work]
+        if not k or not n_work:
+            return out
+        f = module("graph.cu").get_function
+        flag = cupy.empty(k, cupy.uint32)
+        f("keep_reps")(_blocks(k), (BLOCK,), (self.nodes, np.uint64(k), self.rep, flag))
+        pos = cupy.cumsum(flag, dtype=cupy.uint32)
+        f("compact")(_blocks(k), (BLOCK,), (self.nodes, flag, pos, np.uint64(k), out, np.uint32(n_work)))
+        return out
 
     def consumers(self, succ: cupy.ndarray) -> cupy.ndarray:
         """uint8[n]: 1 for the representatives whose ΔP some rule reads (load and gep sources,
         store pointers, HCD pointers, nodes with copy successors), under the current ``rep``."""
         uses = (succ[:self.n] != np.uint32(0xFFFFFFFF)).astype(cupy.uint8)
-        for col in (self._load[1], self._gep[1], self._store[0], self.hcd_ptr):
-            if col.size:
-                uses[self.rep[col]] = 1
+        if self._readers.size:
+            uses[self.rep[self._readers]] = 1
         return uses
 
     def initial_pairs(self) -> tuple[cupy.ndarray, cupy.ndarray]:
