@@ -120,13 +120,17 @@ def test_random_sets_with_online_hcd(cs):
     # pairs waiting two rounds before their batch is merged; and with cycle scans in between
     assert_same(cs, hcd=True, merge_period=2)
     assert_same(cs, hcd=True, merge_period=3, cycles=True, cycle_period=2, capacity=1)
-    # paced by cost: a factor of 0 merges whenever pairs wait, a huge one never does
-    assert_same(cs, hcd="auto", merge_cost_factor=0.0)
-    assert_same(cs, hcd="auto", merge_cost_factor=1e9)
-    # a one-pair buffer: every round's pairs overrun it, so it grows and emits them again
+    # paced by cost: a factor of 0 (with one round's median and no minimum batch) merges
+    # whenever pairs wait, a huge one never does
     from unittest.mock import patch
 
     from andersen_gpu.backends import _gpu_merge
+    with patch.object(_gpu_merge, "AUTO_MIN_PAIRS", 1), patch.object(_gpu_merge, "AUTO_ROUNDS", 1):
+        assert_same(cs, hcd="auto", merge_cost_factor=0.0)
+    with patch.object(_gpu_merge, "AUTO_MIN_PAIRS", 2):
+        assert_same(cs, hcd="auto", merge_cost_factor=0.0)
+    assert_same(cs, hcd="auto", merge_cost_factor=1e9)
+    # a one-pair buffer: every round's pairs overrun it, so it grows and emits them again
     with patch.object(_gpu_merge, "INITIAL_PAIR_BUFFER", 1):
         assert_same(cs, hcd=True, merge_period=2)
 

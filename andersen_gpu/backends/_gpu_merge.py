@@ -39,8 +39,15 @@ from ._gpu_pool import (BLOCK, CTL_CHANGED, CTL_NACTIVE, CTL_NPAIRS, CTL_NSUCC, 
 CTL_MERGE_FILL = 14  # must match kernels_cu/merge.cu
 INITIAL_PAIR_BUFFER = 1 << 16  # merge pairs the buffer holds at first (it grows)
 # What a small merge costs in launches and synchronisations (H200: ex, perl, gcc merged every
-# round at 2-2.3 ms a merge, 2026-11-30); ``cost_factor`` multiplies it.
+# round at 2-2.3 ms a merge at 869dac4, 1.5-1.8 ms once the graph rebuild went into graph.cu;
+# the threshold was kept at what was measured with it, 2026-11-30); ``cost_factor`` multiplies it.
 AUTO_MERGE_MS = 2.0
+# Paced merging ("auto") switches on when the median of the last AUTO_ROUNDS rounds reaches
+# the threshold (one slow round is noise: svn's 3-4 ms rounds crossed 6 ms once, and merging
+# from there on took it from 164 to 368 ms, H200, 2026-11-30), and then merges only once at
+# least AUTO_MIN_PAIRS HCD pairs wait (vim found 665 in all; its 15 merges cost 50 ms).
+AUTO_ROUNDS = 3
+AUTO_MIN_PAIRS = 1024
 _LOW = np.uint64(0xFFFFFFFF)
 
 
@@ -84,10 +91,11 @@ class OnlineMerger:
     merge_period : int       apply the HCD pairs found so far at most every this many rounds;
                              in between they wait on the device (``pending``)
     cost_factor : float, optional
-                             pace the HCD merges by cost: the pairs wait until the first round
-                             that takes at least ``cost_factor * AUTO_MERGE_MS``; from then on
-                             merges are made every ``merge_period`` rounds (None: from the
-                             start)
+                             pace the HCD merges by cost: the pairs wait until the median wall
+                             time of the last ``AUTO_ROUNDS`` rounds reaches ``cost_factor *
+                             AUTO_MERGE_MS``; from then on merges are made every
+                             ``merge_period`` rounds once ``AUTO_MIN_PAIRS`` pairs wait (None:
+                             from the start, whenever pairs wait)
     """
 
     def __init__(self, g, heads, succ, pool: DevicePool, hcd: bool, cycles: bool,
@@ -99,6 +107,8 @@ class OnlineMerger:
         self.merge_period = max(1, int(merge_period))
         self.cost_factor = cost_factor
         self.merging = cost_factor is None    # paced: rounds have grown long enough to merge
+        self.min_pairs = 1 if cost_factor is None else AUTO_MIN_PAIRS
+        self.recent_ms: list[float] = []      # wall times of the last AUTO_ROUNDS rounds
         self.buf = cupy.empty(INITIAL_PAIR_BUFFER, cupy.uint64)
         self.pending = 0          # HCD pairs in buf[:pending], found but not applied yet
         self.last_apply = 0       # round of the last merge
@@ -165,7 +175,9 @@ class OnlineMerger:
 
     def _group(self, pairs: cupy.ndarray) -> tuple[cupy.ndarray, cupy.ndarray] | None:
         """Classes of the pairs (ends read through ``g.rep``) on the device: (olds, news),
-        uint32, news[j] the smallest representative of the class of olds[j] != news[j]."""
+        uint32, news[j] the smallest representative of the class of olds[j] != news[j]. The
+        olds are distinct representatives (uf_union links roots read through ``g.rep`` only)
+        and no new is an old."""
         n, parent = self.g.n, self.parent
         f = _module().get_function
         grid = lambda k: (min(max(1, (k + BLOCK - 1) // BLOCK), persistent_grid()),)  # noqa: E731
@@ -211,8 +223,11 @@ class OnlineMerger:
             # once on, it stays on: merges that wait while sets grow are fewer and dearer
             # (pacing every merge on the last one's cost, ed22844: linux merged 3 times in
             # 1.81 s; staying on, 869dac4: 37 times in 1.08 s; H200)
-            self.merging = round_ms >= self.cost_factor * AUTO_MERGE_MS
-        due = self.merging and self.pending and round_no - self.last_apply >= self.merge_period
+            self.recent_ms = (self.recent_ms + [round_ms])[-AUTO_ROUNDS:]
+            self.merging = (len(self.recent_ms) == AUTO_ROUNDS and
+                            sorted(self.recent_ms)[AUTO_ROUNDS // 2] >= self.cost_factor * AUTO_MERGE_MS)
+        due = (self.merging and self.pending >= self.min_pairs
+               and round_no - self.last_apply >= self.merge_period)
         if not (due or scan):
             return False
         found = self.timer.run("merge_find", self._find, round_no, scan)
@@ -274,7 +289,8 @@ class OnlineMerger:
         DC[olds] = NIL
         remap = cupy.arange(n, dtype=cupy.uint32)
         remap[olds] = news
-        g.rekey(remap[g.rep])
+        # olds are distinct representatives that stop being ones (see _group)
+        g.rekey(remap[g.rep], g.n_work - int(olds.size))
         ctl = pool.ctl
         for slot in (CTL_CHANGED, CTL_NPAIRS, CTL_NSUCC, CTL_NACTIVE):
             ctl[slot] = 0

@@ -25,9 +25,10 @@ device (``_gpu_graph``, CuPy sorts). With ``hcd`` / ``cycles`` the table changes
 solving (``_gpu_merge``): between rounds, pointees entering ΔP of an HCD pointer are merged
 with the entry's target, and strongly connected components of the copy edges whose ends have
 equal P are merged; the class's lists are folded into its representative and the graph is
-rebuilt under the new table. HCD merging is paced by cost by default (``hcd="auto"``): the
-pairs wait on the device until a round grows long against what a merge costs, and merges
-are made every round from then on, so graphs with long rounds merge (linux: rules and copy
+rebuilt under the new table (``_gpu_graph``: a sort and three kernels a list, no
+synchronisation). HCD merging is paced by cost by default (``hcd="auto"``): the pairs wait on
+the device until rounds grow long against what a merge costs, and merges are made from then
+on whenever enough pairs wait, so graphs with long rounds merge (linux: rules and copy
 kernels 2.4 s to 0.45 s) and small ones never pay for it. Cycle
 detection is off by default: its scans cost more than they save (linux 2.8 s to 17 s, php
 0.8 s to 16 s, vim 0.30 s to 0.77 s; H200, 2026-11-30). The final sets are grouped into
@@ -220,12 +221,13 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         Merge online by the HCD table (``cs.hcd_ptr``/``cs.hcd_target``): every pointee
         entering ΔP(p) is merged with the entry's target (``_gpu_merge``).
         ``True`` merges every ``merge_period`` rounds. ``"auto"`` (the default) lets the
-        pairs wait on the device until the first round that takes ``merge_cost_factor``
-        times what a small merge costs (``_gpu_merge.AUTO_MERGE_MS``), and merges every
-        ``merge_period`` rounds from then on: a merge costs milliseconds of launches and
-        synchronisations, which pays on graphs whose rounds are long (linux: 2.9 s to 0.9 s
-        merging every round, H200) but not on small ones (ex: 17 to 57 ms). Without an HCD
-        table, or without ``device_graph``, "auto" is off.
+        pairs wait on the device until the median wall time of the last three rounds reaches
+        ``merge_cost_factor`` times what a small merge costs (``_gpu_merge.AUTO_MERGE_MS``),
+        and from then on merges every ``merge_period`` rounds once at least
+        ``_gpu_merge.AUTO_MIN_PAIRS`` pairs wait: a merge costs a millisecond or more of
+        launches and synchronisations, which pays on graphs whose rounds are long (linux:
+        2.9 s to 1.0 s, H200) but not on small ones (ex: 24 to 49 ms merging every round).
+        Without an HCD table, or without ``device_graph``, "auto" is off.
     cycles : bool
         Every ``cycle_period`` rounds (when new copy edges came), merge the strongly connected
         components of the copy edges whose ends have equal P (``_gpu_merge``).
