@@ -30,11 +30,6 @@ def _empty_rows(n: int) -> cupy.ndarray:
     return cupy.zeros(n + 1, cupy.uint32)
 
 
-def _nonempty(a: cupy.ndarray) -> cupy.ndarray:
-    # a dummy element so that empty CSR columns still have a device pointer
-    return a if a.size else cupy.zeros(1, cupy.uint32)
-
-
 def _blocks(threads: int) -> tuple[int]:
     return (max(1, (threads + BLOCK - 1) // BLOCK),)
 
