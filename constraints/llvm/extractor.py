@@ -1429,14 +1429,8 @@ class _Function:
         if len(items) >= 3 and items[2][0] == "i64":
             self._int_exchange(items[0][1], items[2][1])
             return
-        if len(items) < 3 or not self.mod.types.has_ptr(items[2][0]):
-            return
-        p, new = self.node_of(items[0][1]), self.node_of(items[2][1])
-        if p is None:
-            return
-        self.b.load(self.local(res), p)
-        if new is not None:
-            self.b.store(p, new)
+        if len(items) >= 3:
+            self._swap(res, items[2][0], items[0][1], items[2][1])
 
     def i_atomicrmw(self, res, rest):
         rest = skip_words(rest, ("volatile",))
@@ -1445,9 +1439,15 @@ class _Function:
         if len(items) >= 2 and items[1][0] == "i64" and rest.startswith("xchg "):
             self._int_exchange(items[0][1], items[1][1])
             return
-        if len(items) < 2 or not self.mod.types.has_ptr(items[1][0]):
+        if len(items) >= 2:
+            self._swap(res, items[1][0], items[0][1], items[1][1])
+
+    def _swap(self, res, ty, ptr, val):
+        """``res = *ptr; *ptr = val`` for an atomic exchange of a value of type ``ty`` (cmpxchg's
+        new value, atomicrmw's operand); nothing unless ``ty`` can hold a pointer."""
+        if not self.mod.types.has_ptr(ty):
             return
-        p, v = self.node_of(items[0][1]), self.node_of(items[1][1])
+        p, v = self.node_of(ptr), self.node_of(val)
         if p is None:
             return
         self.b.load(self.local(res), p)

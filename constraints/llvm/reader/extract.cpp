@@ -679,6 +679,18 @@ private:
         B.store(dst, s.arith ? B.smear(n, fn->name + ":xchg.any") : n);
     });
   }
+  // I = *ptr; *ptr = val for an atomic exchange (cmpxchg's new value, atomicrmw's operand);
+  // nothing unless val's type can hold a pointer. _Function._swap
+  void swap(const Instruction &I, const Value *ptr, const Value *val) {
+    if (!T.hasPtr(val->getType()))
+      return;
+    int p = nodeOf(ptr), v = nodeOf(val);
+    if (p < 0)
+      return;
+    B.load(local(&I), p);
+    if (v >= 0)
+      B.store(p, v);
+  }
   int exception() {
     if (exc < 0)
       exc = B.node("<exception>");
@@ -1550,14 +1562,7 @@ void Extractor::instruction(const Instruction &I) {
       intExchange(X.getPointerOperand(), X.getNewValOperand());
       return;
     }
-    if (!T.hasPtr(ty))
-      return;
-    int p = nodeOf(X.getPointerOperand()), nv = nodeOf(X.getNewValOperand());
-    if (p < 0)
-      return;
-    B.load(local(&I), p);
-    if (nv >= 0)
-      B.store(p, nv);
+    swap(I, X.getPointerOperand(), X.getNewValOperand());
     return;
   }
   case Instruction::AtomicRMW: {
@@ -1567,14 +1572,7 @@ void Extractor::instruction(const Instruction &I) {
       intExchange(X.getPointerOperand(), X.getValOperand());
       return;
     }
-    if (!T.hasPtr(ty))
-      return;
-    int p = nodeOf(X.getPointerOperand()), v = nodeOf(X.getValOperand());
-    if (p < 0)
-      return;
-    B.load(local(&I), p);
-    if (v >= 0)
-      B.store(p, v);
+    swap(I, X.getPointerOperand(), X.getValOperand());
     return;
   }
   case Instruction::VAArg: {
