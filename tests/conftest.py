@@ -42,10 +42,13 @@ def paper_inputs() -> Path:
 
 @pytest.fixture(scope="session")
 def reader() -> str:
-    """The compiled ``read_bitcode`` helper; skips the test where it cannot be built."""
-    from constraints.llvm.inputs import fast_reader
+    """The compiled ``read_bitcode`` helper; skips the test where it cannot be built for want
+    of a tool, fails it where the sources do not compile (a skip there would hide the error)."""
+    from constraints.llvm.inputs import fast_reader, is_compile_error
 
     exe, why = fast_reader()
     if exe is None:
+        if is_compile_error(why):
+            pytest.fail(f"read_bitcode does not compile: {why}")
         pytest.skip(f"read_bitcode cannot be built here: {why}")
     return exe

@@ -350,6 +350,15 @@ def fast_reader() -> tuple[str | None, str | None]:
     return hit
 
 
+_COMPILE_FAILED = f" failed on {READER_SOURCE.name}: "
+
+
+def is_compile_error(why: str) -> bool:
+    """True when ``fast_reader``'s reason is a compile error of the sources (the tools were
+    there), not a missing compiler, ``llvm-config-19`` or LLVM headers."""
+    return _COMPILE_FAILED in why
+
+
 def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tuple[str | None, str | None]:
     if cxx is None:
         return None, f"no C++ compiler ({CXX})"
@@ -384,7 +393,7 @@ def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tu
         cmd = [cxx, "-O2", *cxxflags, "-fexceptions", *map(str, READER_FILES), "-o", tmp, *ldflags]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
-            why = f"{Path(cxx).name} failed on {READER_SOURCE.name}: {_first_error(res.stderr)}"
+            why = f"{Path(cxx).name}{_COMPILE_FAILED}{_first_error(res.stderr)}"
             failed.write_text(why + "\n")
             return None, why
         os.chmod(tmp, 0o755)
