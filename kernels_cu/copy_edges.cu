@@ -14,6 +14,14 @@
 // apply_copy_pairs: the pairs sorted; one warp per 32 consecutive pairs, which handles the runs
 //   of equal x starting there: 32 sources at a time through union_many (repeats skipped, so an
 //   equivalence class is unioned once per target). Only that warp writes N(x).
+//   A run is cut at every multiple of `1 << chunk_shift` pairs (a chunk boundary): the warp of
+//   the run's start unions the pairs up to the first boundary into N(x), and the warp whose 32
+//   pairs begin at a boundary inside the run unions the chunk that starts there into its own
+//   list parts[boundary >> chunk_shift]. One target can draw hundreds of thousands of sources in
+//   a round (linux: 231,337 of 247,325 pairs, python 1,147,980 of 1,307,452; H200, 2026-11-30),
+//   and one warp walking them 32 at a time was most of the kernel's time.
+// apply_copy_parts: after apply_copy_pairs; the warp of the start of a run that crosses a
+//   boundary unions that run's parts into N(x), 32 parts at a time.
 #include "bitvec.cuh"
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
@@ -52,21 +60,30 @@ emit_active_edges(const u32* __restrict__ nodes, u32 n_work, const u32* __restri
     }
 }
 
+// Key of pair i (NIL past the end: it sorts after every real key and marks no run).
+__device__ __forceinline__ u32 pair_key(const u64* __restrict__ pairs, u64 npairs, u64 i) {
+    return i < npairs ? (u32)(pairs[i] >> 32) : NIL;
+}
+
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
 apply_copy_pairs(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ P,
-                 const u32* __restrict__ D, u32* N, int filter, u32* pool_w, u64* ctl, u32 cap) {
+                 const u32* __restrict__ D, u32* N, int filter, u32* parts, u32 chunk_shift,
+                 u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     const u32 lane = lane_id();
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
     u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     u64 i = group * 32 + lane;
-    bool start = false;
-    u32 key = 0;
+    const u64 chunk_mask = (1ull << chunk_shift) - 1;
+    u32 key = pair_key(pairs, npairs, i);
+    bool start = false, part = false;
     if (i < npairs) {
-        key = (u32)(pairs[i] >> 32);
-        start = (i == 0) || ((u32)(pairs[i - 1] >> 32) != key);
+        bool same_as_prev = i > 0 && pair_key(pairs, npairs, i - 1) == key;
+        start = !same_as_prev;
+        part = same_as_prev && (i & chunk_mask) == 0;   // a chunk of a run begun earlier
     }
-    u32 starts = __ballot_sync(FULL_MASK, start);
+    u32 starts = __ballot_sync(FULL_MASK, start || part);
+    const u32 parts_mask = __ballot_sync(FULL_MASK, part);
     while (starts) {
         int sl = __ffs(starts) - 1;
         starts &= starts - 1;
@@ -74,19 +91,54 @@ apply_copy_pairs(const u64* __restrict__ pairs, u64 npairs, const u32* __restric
         if (x == NIL) break;  // placeholders sort last
         const u32 known = filter ? P[x] : NIL;
         const u64 run = group * 32 + sl;
+        const u64 end = (run | chunk_mask) + 1;   // the next chunk boundary
+        u32* dst = (parts_mask >> sl) & 1u ? &parts[run >> chunk_shift] : &N[x];
         for (u64 j = run;; j += 32) {
             u64 pos = j + lane;
             u32 src = NIL;
             bool mine = false;
-            if (pos < npairs) {
+            if (pos < end && pos < npairs) {
                 u64 pr = pairs[pos];
                 mine = (u32)(pr >> 32) == x;
-                // a repeated (x, y) is unioned once
-                if (mine && (pos == run || pairs[pos - 1] != pr)) src = D[(u32)pr];
+                // a repeated (x, y) is unioned once (by the chunk of its first copy)
+                if (mine && (pos == 0 || pairs[pos - 1] != pr)) src = D[(u32)pr];
             }
             u32 vmask = __ballot_sync(FULL_MASK, mine);
             if (__any_sync(FULL_MASK, src != NIL) &&
-                union_many(p, &N[x], src, known, NIL, CTL_OVF_RULES) < 0)
+                union_many(p, dst, src, known, NIL, CTL_OVF_RULES) < 0)
+                return;
+            if (vmask != FULL_MASK) break;
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+apply_copy_parts(const u64* __restrict__ pairs, u64 npairs, u32* N, const u32* __restrict__ parts,
+                 u32 chunk_shift, u32* pool_w, u64* ctl, u32 cap) {
+    Pool p{pool_w, ctl, cap};
+    const u32 lane = lane_id();
+    if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    u64 i = group * 32 + lane;
+    u32 key = pair_key(pairs, npairs, i);
+    bool crosses = false;
+    if (i < npairs && key != NIL && (i == 0 || pair_key(pairs, npairs, i - 1) != key)) {
+        u64 boundary = ((i >> chunk_shift) + 1) << chunk_shift;
+        crosses = pair_key(pairs, npairs, boundary) == key;
+    }
+    u32 starts = __ballot_sync(FULL_MASK, crosses);
+    while (starts) {
+        int sl = __ffs(starts) - 1;
+        starts &= starts - 1;
+        u32 x = __shfl_sync(FULL_MASK, key, sl);
+        const u64 first = ((group * 32 + sl) >> chunk_shift) + 1;   // the run's first part
+        for (u64 c = first;; c += 32) {
+            u64 cc = c + lane;
+            bool mine = pair_key(pairs, npairs, cc << chunk_shift) == x;
+            u32 src = mine ? parts[cc] : NIL;
+            u32 vmask = __ballot_sync(FULL_MASK, mine);
+            if (__any_sync(FULL_MASK, src != NIL) &&
+                union_many(p, &N[x], src, NIL, NIL, CTL_OVF_RULES) < 0)
                 return;
             if (vmask != FULL_MASK) break;
         }

@@ -45,6 +45,8 @@ def test_random_sets_with_set_classes(cs):
     assert_same(cs, set_classes=True, ptr_eq_min_changed=0)
     # the hash-sort classes instead of the class table
     assert_same(cs, set_classes=True, ptr_eq_min_changed=0, class_table=False)
+    # every run of more than 32 active copy edges cut into chunks
+    assert_same(cs, copy_chunk=32)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -173,6 +175,26 @@ def test_store_and_successor_pairs_of_one_round_stay_apart():
                                          store=[(0, 0), (0, 0), (0, 0), (1, 2), (0, 0)]))
 
 
+def test_long_runs_of_one_target_cut_into_chunks():
+    # b_i = a_i = &o_(i//2) and x = b_i for 3,000 i: in round 2 the 3,000 old edges b_i → x
+    # are active at once (pairs of equal ΔP, hence equal classes, repeat), more than a chunk
+    k = 3000
+    a, b, x = k, 2 * k, 3 * k
+    addr = [(a + i, i // 2) for i in range(k)] + [(x, 5)]
+    copy = ([(b + i, a + i) for i in range(k)] + [(x, b + i) for i in range(k)]
+            + [(x + 1, b + i) for i in range(100)] + [(x + 2, b + i) for i in range(0, k, 7)])
+    cs = ConstraintSet.from_lists(3 * k + 3, obj_size={j: 1 for j in range(k)}, addr=addr, copy=copy)
+    want = reference.solve(cs)
+    assert want.points_to(x).tolist() == list(range(k // 2))
+    for chunk in (32, 64, 1024, 0):
+        got = gpu_solve(cs, preprocess=False, hcd=False, copy_chunk=chunk, trace=True)
+        assert got == want, got.diff_report(want, labels=(f"gpu chunk={chunk}", "reference"))
+        longest = max(r.get("active_run", [0])[0] for r in got.stats.notes["trace"])
+        assert longest >= k   # the run did go through the copy kernel
+    with pytest.raises(ValueError, match="copy_chunk"):
+        gpu_solve(cs, copy_chunk=48)
+
+
 def test_empty_and_trivial_inputs():
     assert_same(ConstraintSet.from_lists(1))
     assert_same(ConstraintSet.from_lists(5, copy=[(0, 1), (1, 0), (2, 2)]))
@@ -213,9 +235,10 @@ def _dump(name: str):
 @pytest.mark.parametrize("options", [dict(set_classes=False), dict(), dict(device_graph=False),
                                      dict(hcd=True), dict(hcd=True, merge_period=4),
                                      dict(hcd=True, cycles=True, cycle_period=1),
-                                     dict(class_table=False, ptr_eq_min_changed=0)],
+                                     dict(class_table=False, ptr_eq_min_changed=0),
+                                     dict(copy_chunk=32), dict(copy_chunk=0)],
                          ids=["plain", "set_classes", "host_graph", "hcd", "hcd_batched", "hcd_cycles",
-                              "sort_classes"])
+                              "sort_classes", "chunk32", "no_chunks"])
 @pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
 def test_paper_reference_solutions(name, options):
     cs, ref = _dump(name)

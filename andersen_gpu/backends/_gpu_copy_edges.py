@@ -4,7 +4,8 @@
 representatives from ``ctl[CTL_WORK_AUX]``; writes ``pairs[0:min(count, cap)]`` with
 ``(rep x << 32) | cls(y)`` for every y with a non-empty ΔP and x ∈ succ(y) (key NIL when
 rep x == y), and adds the count to ``ctl[CTL_ACTIVE_FILL]``. ``apply_copy_pairs`` grid: one warp per 32 sorted pairs; writes N(x)
-of every x present, the pool; ``ctl[CTL_OVF_RULES] = 1`` when the pool is full.
+of every x present, part lists of long runs (``chunk``), the pool; ``ctl[CTL_OVF_RULES] = 1``
+when the pool is full (then the round runs again: every write is an OR).
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ._gpu_pool import BLOCK, DevicePool, module, persistent_grid
+from ._gpu_pool import BLOCK, NIL, DevicePool, module, persistent_grid
+
+# Pairs of one target a warp unions before the rest of the run goes to other warps
+# (apply_copy_pairs' ``chunk``).
+COPY_CHUNK = 1024
 
 
 def _module():
@@ -28,10 +33,23 @@ def emit_active_edges(g, D: cupy.ndarray, succ: cupy.ndarray, cls: cupy.ndarray,
 
 
 def apply_copy_pairs(pairs: cupy.ndarray, npairs: int, P: cupy.ndarray, D: cupy.ndarray,
-                     N: cupy.ndarray, filter_known: bool, pool: DevicePool) -> None:
-    """N(x) ∪= ΔP(y) \\ P(x) for the sorted active edges ``pairs[:npairs]``."""
+                     N: cupy.ndarray, filter_known: bool, pool: DevicePool,
+                     chunk: int = COPY_CHUNK) -> None:
+    """N(x) ∪= ΔP(y) \\ P(x) for the sorted active edges ``pairs[:npairs]``.
+
+    ``chunk`` (a power of two >= 32, or 0 for none) cuts long runs of one target into chunks
+    of that many pairs, each unioned by its own warp into a part list, and the parts into N(x)
+    by a second kernel (see kernels_cu/copy_edges.cu).
+    """
     if npairs == 0:
         return
+    shift = chunk.bit_length() - 1 if chunk else 40   # 2**40 pairs: never a boundary inside
+    parts = cupy.full((npairs >> shift) + 1, NIL, cupy.uint32)
     blocks = (((npairs + 31) // 32) * 32 + BLOCK - 1) // BLOCK
-    _module().get_function("apply_copy_pairs")((blocks,), (BLOCK,), (
-        pairs, np.uint64(npairs), P, D, N, np.int32(filter_known), *pool.args()))
+    f = _module().get_function
+    f("apply_copy_pairs")((blocks,), (BLOCK,), (
+        pairs, np.uint64(npairs), P, D, N, np.int32(filter_known), parts, np.uint32(shift),
+        *pool.args()))
+    if npairs > (1 << shift):
+        f("apply_copy_parts")((blocks,), (BLOCK,), (
+            pairs, np.uint64(npairs), N, parts, np.uint32(shift), *pool.args()))
