@@ -45,8 +45,10 @@ def test_random_sets_with_set_classes(cs):
     assert_same(cs, set_classes=True, ptr_eq_min_changed=0)
     # the hash-sort classes instead of the class table
     assert_same(cs, set_classes=True, ptr_eq_min_changed=0, class_table=False)
-    # every run of more than 32 active copy edges cut into chunks
+    # every run of more than 32 active copy edges cut into chunks, with and without the
+    # known-bits filter in the copy kernel
     assert_same(cs, copy_chunk=32)
+    assert_same(cs, copy_chunk=32, copy_filter=True)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -186,9 +188,9 @@ def test_long_runs_of_one_target_cut_into_chunks():
     cs = ConstraintSet.from_lists(3 * k + 3, obj_size={j: 1 for j in range(k)}, addr=addr, copy=copy)
     want = reference.solve(cs)
     assert want.points_to(x).tolist() == list(range(k // 2))
-    for chunk in (32, 64, 1024, 0):
-        got = gpu_solve(cs, preprocess=False, hcd=False, copy_chunk=chunk, trace=True)
-        assert got == want, got.diff_report(want, labels=(f"gpu chunk={chunk}", "reference"))
+    for chunk, filt in ((32, False), (32, True), (64, False), (1024, True), (0, False), (0, True)):
+        got = gpu_solve(cs, preprocess=False, hcd=False, copy_chunk=chunk, copy_filter=filt, trace=True)
+        assert got == want, got.diff_report(want, labels=(f"gpu chunk={chunk} filter={filt}", "reference"))
         longest = max(r.get("active_run", [0])[0] for r in got.stats.notes["trace"])
         assert longest >= k   # the run did go through the copy kernel
     with pytest.raises(ValueError, match="copy_chunk"):
@@ -236,9 +238,9 @@ def _dump(name: str):
                                      dict(hcd=True), dict(hcd=True, merge_period=4),
                                      dict(hcd=True, cycles=True, cycle_period=1),
                                      dict(class_table=False, ptr_eq_min_changed=0),
-                                     dict(copy_chunk=32), dict(copy_chunk=0)],
+                                     dict(copy_chunk=32), dict(copy_chunk=0, copy_filter=True)],
                          ids=["plain", "set_classes", "host_graph", "hcd", "hcd_batched", "hcd_cycles",
-                              "sort_classes", "chunk32", "no_chunks"])
+                              "sort_classes", "chunk32", "no_chunks_copy_filter"])
 @pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
 def test_paper_reference_solutions(name, options):
     cs, ref = _dump(name)

@@ -187,7 +187,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
           ptr_eq_min_changed: int = 256, filter_known: bool = True, set_classes: bool = True,
           device_graph: bool = True, dedupe_pairs: bool | None = None, hcd: bool | str = "auto",
           cycles: bool = False, cycle_period: int = 4, merge_period: int = 1,
-          merge_cost_factor: float = 3.0, copy_chunk: int = 1024,
+          merge_cost_factor: float = 3.0, copy_chunk: int = 1024, copy_filter: bool = False,
           capacity: int | None = None, class_table: bool = True, timing: bool = False,
           trace: bool = False,
           max_iterations: int | None = None) -> Solution:
@@ -204,7 +204,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         computed in rounds where at least ``ptr_eq_min_changed`` nodes changed).
     filter_known : bool
         Leave out of the next deltas what the node already has while applying the rules
-        (walks P and c⁻¹ of the node); otherwise the update kernel does it alone.
+        (walks P and c⁻¹ of the node); otherwise the update kernel does it alone. The copy
+        kernel over old edges filters only with ``copy_filter`` as well.
     set_classes : bool
         Each round, group the nodes by equal P (with ``class_table`` only the sources of the
         round's new copy edges; else all, by hash-sort; exact compare either way) so that the
@@ -241,6 +242,11 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         sorted pairs (a power of two >= 32), each unioned by its own warp, the chunks then
         into N(x) (``_gpu_copy_edges``); 0 leaves a run to one warp. One target draws
         231,337 of linux's 247,325 active edges in some rounds.
+    copy_filter : bool
+        ``filter_known`` for the copy kernel too. Off by default: there the filter walked P(x)
+        once per 32 sources, and the update kernel drops the known bits in one walk anyway
+        (vim 310 -> 249 ms, pine 420 -> 375 ms; the rest within noise; same device call, H200,
+        2026-11-30).
     capacity : int, optional
         Initial pool capacity in elements (default: from the input's size); the pool grows.
     class_table : bool
@@ -429,7 +435,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                 view = active_pairs[:nactive]
                 timer.run("sort", view.sort)
                 timer.run("copy_edges", _gpu_copy_edges.apply_copy_pairs, view, nactive, P, D, N,
-                          filter_known, pool, copy_chunk)
+                          filter_known and copy_filter, pool, copy_chunk)
                 if trace:
                     rounds[-1]["active_run"] = _longest_run(view)
             timer.run("rules", _gpu_rules.apply_rules, g, heads, store_pairs[:max(npairs, 1)],
