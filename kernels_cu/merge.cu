@@ -139,44 +139,66 @@ extern "C" __global__ void uf_flatten(u32 n, u32* parent) {
 // growing list of r). Both raise ctl[CTL_OVF_RULES] when the pool is full (H stays valid;
 // run them again after growing: they only OR) and do nothing when it is already raised.
 //
+// A union job of merge_parts / merge_parts_into: H(r) ∪= S(m) for the pairs (r << 32 | m),
+// sorted by r, through the scratch heads T (npairs of them, NIL-initialised). Both kernels
+// take an array of jobs (u64[5] each: pairs, npairs, S, T, H) and run job blockIdx.y, so that
+// unions of different lists run at once (a merge makes five; one after the other, each waited
+// on its few longest classes).
+struct UnionJob {
+    const u64* pairs;
+    u64 npairs;
+    const u32* S;
+    u32* T;
+    u32* H;
+};
+
+__device__ __forceinline__ UnionJob union_job(const u64* __restrict__ jobs) {
+    const u64* j = jobs + 5 * (u64)blockIdx.y;
+    return UnionJob{(const u64*)j[0], j[1], (const u32*)j[2], (u32*)j[3], (u32*)j[4]};
+}
+
 // merge_parts: warp g takes the pairs [32g, 32g + 32); every stretch of one key r inside
 // them (a part of r's run) is unioned into the scratch head T[i0], i0 the stretch's first
-// index. T: npairs NIL-initialised heads. All warps work at once.
+// index. All warps work at once.
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-merge_parts(const u64* __restrict__ pairs, u64 npairs, const u32* S, u32* T, u32* pool_w,
-            u64* ctl, u32 cap) {
+merge_parts(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const UnionJob job = union_job(jobs);
     const u32 lane = lane_id();
     const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (group * 32 >= job.npairs) return;
     const u64 i = group * 32 + lane;
-    const bool valid = i < npairs;
-    u32 key = valid ? (u32)(pairs[i] >> 32) : NIL;
-    u32 m = valid ? (u32)pairs[i] : NIL;
+    const bool valid = i < job.npairs;
+    u32 key = valid ? (u32)(job.pairs[i] >> 32) : NIL;
+    u32 m = valid ? (u32)job.pairs[i] : NIL;
     u32 before = __shfl_up_sync(FULL_MASK, key, 1);
     u32 starts = __ballot_sync(FULL_MASK, valid && (lane == 0 || before != key));
     while (starts) {
         int sl = __ffs(starts) - 1;
         starts &= starts - 1;
         const u32 r = __shfl_sync(FULL_MASK, key, sl);
-        u32 src = valid && key == r ? S[m] : NIL;
+        u32 src = valid && key == r ? job.S[m] : NIL;
         if (__any_sync(FULL_MASK, src != NIL) &&
-            union_many(p, &T[group * 32 + sl], src, NIL, NIL, CTL_OVF_RULES) < 0)
+            union_many(p, &job.T[group * 32 + sl], src, NIL, NIL, CTL_OVF_RULES) < 0)
             return;
     }
 }
 
 // merge_parts_into: H(r) ∪= the parts of r's run, 32 parts per pass; the warp owning the
 // run's first pair does it. The parts of a run [s, e) start at s and at every multiple of
-// 32 inside it. S of merge_parts may be H when no pair has m == r.
+// 32 inside it. A job's S may be its H (merge_parts only reads, into a fresh T).
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-merge_parts_into(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ T, u32* H,
-                 u32* pool_w, u64* ctl, u32 cap) {
+merge_parts_into(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const UnionJob job = union_job(jobs);
     const u32 lane = lane_id();
     const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (group * 32 >= job.npairs) return;
     const u64 i = group * 32 + lane;
+    const u64* pairs = job.pairs;
+    const u64 npairs = job.npairs;
     u32 key = 0;
     bool start = false;
     if (i < npairs) {
@@ -193,10 +215,10 @@ merge_parts_into(const u64* __restrict__ pairs, u64 npairs, const u32* __restric
             const u64 part = q + lane;   // this lane's part of the run: 0 starts at s
             const u64 at = part == 0 ? s : boundary + (part - 1) * 32;
             const bool ok = at < npairs && (u32)(pairs[at] >> 32) == r;
-            const u32 src = ok ? T[at] : NIL;
+            const u32 src = ok ? job.T[at] : NIL;
             const bool more = __ballot_sync(FULL_MASK, ok) == FULL_MASK;
             if (__any_sync(FULL_MASK, src != NIL) &&
-                union_many(p, &H[r], src, NIL, NIL, CTL_OVF_RULES) < 0)
+                union_many(p, &job.H[r], src, NIL, NIL, CTL_OVF_RULES) < 0)
                 return;
             if (!more) break;
         }

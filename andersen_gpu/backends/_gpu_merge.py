@@ -12,7 +12,7 @@ the next round's kernels; the N and NC lists are then empty):
 * unions P of the class into its representative r and sets ΔP(r) to what some rule of a
   member has not seen yet: ⋃ ΔP(m) ∪ ⋃ (P(r) \\ P(m)) over the members m, the second term only
   for members whose ΔP a rule reads (member_diff); folds c⁻¹, Δc⁻¹ and succ into r; every
-  union in two levels (merge_parts, merge_parts_into); empties ΔP, Δc⁻¹ of merged nodes;
+  union in two levels (merge_parts, merge_parts_into; the independent unions in one launch); empties ΔP, Δc⁻¹ of merged nodes;
   remaps ``g.rep`` (staying a fixpoint), rebuilds the graph lists under the new table
   and recounts the control block.
 
@@ -72,6 +72,23 @@ def strong_pairs(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     leader = ids[first][label]
     keep = big & (leader != ids)
     return ids[keep], leader[keep]
+
+
+def _union_runs(pool: DevicePool, jobs: list[tuple[cupy.ndarray, cupy.ndarray, cupy.ndarray]]) -> None:
+    """For every job (runs, S, H): H(r) ∪= S(m) for the pairs (r << 32 | m) of ``runs``
+    (uint64, sorted), in two levels (merge_parts, merge_parts_into); the jobs run at once, so
+    no two may write one list and none may read a list another writes. No synchronisation."""
+    sizes = [int(runs.size) for runs, _, _ in jobs]
+    scratch = cupy.full(max(sum(sizes), 1), NIL, cupy.uint32)
+    table = np.zeros((len(jobs), 5), np.uint64)
+    at = 0
+    for row, ((runs, S, H), k) in zip(table, zip(jobs, sizes)):
+        row[:] = (runs.data.ptr, k, S.data.ptr, scratch.data.ptr + 4 * at, H.data.ptr)
+        at += k
+    table_dev = cupy.asarray(table)
+    grid = ((max(max(sizes), 1) + BLOCK - 1) // BLOCK, len(jobs))   # a warp per 32 pairs
+    for name in ("merge_parts", "merge_parts_into"):
+        _module().get_function(name)(grid, (BLOCK,), (table_dev, *pool.args()))
 
 
 class OnlineMerger:
@@ -258,28 +275,17 @@ class OnlineMerger:
         own = cupy.sort(pairs[:olds.size])                         # (r, a), a merged into r
         every = cupy.sort(pairs)                                   # (r, m), m in r's class
         uses = g.consumers(self.succ)      # under the old table, before succ is merged
-        parts, into = _module().get_function("merge_parts"), _module().get_function("merge_parts_into")
         diff = _module().get_function("member_diff")
-        grid = ((((every.size + 31) // 32) * 32 + BLOCK - 1) // BLOCK,)
-
-        def union_runs(runs: cupy.ndarray, S: cupy.ndarray, H: cupy.ndarray) -> None:
-            # H(r) ∪= S(m) for the pairs (r, m) of ``runs`` (sorted), in two levels
-            T = cupy.full(max(runs.size, 1), NIL, cupy.uint32)
-            k = np.uint64(runs.size)
-            parts(grid, (BLOCK,), (runs, k, S, T, *pool.args()))
-            into(grid, (BLOCK,), (runs, k, T, H, *pool.args()))
-
         while True:
             newP, newD, X = (cupy.full(n, NIL, cupy.uint32) for _ in range(3))
-            union_runs(every, P, newP)
+            # five independent unions at once; ΔP's second half needs newP (member_diff)
+            _union_runs(pool, [(every, P, newP), (every, D, newD), (own, C, C), (own, DC, DC),
+                               (own, self.succ, self.succ)])
             diff((persistent_grid(),), (BLOCK,), (members, reps, np.uint32(members.size), P, newP,
                                                  uses, X, *pool.args()))
-            for S in (D, X):
-                union_runs(every, S, newD)
-            for H in (C, DC, self.succ):   # only OR: running them again after a growth is fine
-                union_runs(own, H, H)
+            _union_runs(pool, [(every, X, newD)])
             c = pool.ctl.get()
-            if not c[CTL_OVF_RULES]:
+            if not c[CTL_OVF_RULES]:   # only ORs so far: after a growth all of it runs again
                 break
             pool.grow(int(c[CTL_TOP]))
             pool.ctl[CTL_OVF_RULES] = 0
