@@ -44,7 +44,7 @@ INITIAL_PAIR_BUFFER = 1 << 16  # merge pairs the buffer holds at first (it grows
 AUTO_MERGE_MS = 2.0
 # Paced merging ("auto") switches on when the median of the last AUTO_ROUNDS rounds reaches
 # the threshold (one slow round is noise: svn's 3-4 ms rounds crossed 6 ms once, and merging
-# from there on took it from 164 to 368 ms, H200, 2026-11-30), and then merges only once at
+# from there on took it from 164 to 368 ms at 869dac4's merge costs, H200), and then merges only once at
 # least AUTO_MIN_PAIRS HCD pairs wait (vim found 665 in all; its 15 merges cost 50 ms).
 AUTO_ROUNDS = 3
 AUTO_MIN_PAIRS = 1024
@@ -156,14 +156,18 @@ class OnlineMerger:
         """Account for the round's HCD pairs (``total`` pending in all, from the control block):
         when they overran ``buf``, grow it and emit the round's pairs again."""
         if total > self.buf.size:
-            grown = cupy.empty(2 * total, cupy.uint64)
-            grown[:self.pending] = self.buf[:self.pending]
-            self.buf = grown
+            self._grow_buf(total)
             self.pool.ctl[CTL_MERGE_FILL] = self.pending
             self._launch_hcd_pairs()
             total = int(self.pool.ctl[CTL_MERGE_FILL].get())
         self.hcd_pairs += total - self.pending
         self.pending = total
+
+    def _grow_buf(self, need: int) -> None:
+        """Replace ``buf`` by one of twice ``need`` pairs that keeps the pending ones."""
+        grown = cupy.empty(2 * need, cupy.uint64)
+        grown[:self.pending] = self.buf[:self.pending]
+        self.buf = grown
 
     def _emit(self, launch) -> cupy.ndarray:
         """Run an emitting kernel (launch(buf, cap)) into ``buf`` after the pending HCD pairs
@@ -175,9 +179,7 @@ class OnlineMerger:
             count = int(ctl[CTL_MERGE_FILL].get())
             if count <= self.buf.size:
                 return self.buf[:count]
-            grown = cupy.empty(2 * count, cupy.uint64)
-            grown[:self.pending] = self.buf[:self.pending]
-            self.buf = grown
+            self._grow_buf(count)
 
     def _cycle_edges(self) -> cupy.ndarray:
         g, P = self.g, self.heads[0]
