@@ -3,9 +3,10 @@
 ``emit_active_edges`` grid: persistent, ``persistent_grid()`` blocks of 256 threads, warps take
 representatives from ``ctl[CTL_WORK_AUX]``; writes ``pairs[0:min(count, cap)]`` with
 ``(rep x << 32) | cls(y)`` for every y with a non-empty ΔP and x ∈ succ(y) (key NIL when
-rep x == y), and adds the count to ``ctl[CTL_ACTIVE_FILL]``. ``apply_copy_pairs`` grid: one warp per 32 sorted pairs; writes N(x)
-of every x present, part lists of long runs (``chunk``), the pool; ``ctl[CTL_OVF_RULES] = 1``
-when the pool is full (then the round runs again: every write is an OR).
+rep x == y), and adds the count to ``ctl[CTL_ACTIVE_FILL]``. ``apply_copy_pairs`` grid: one
+warp per 32 sorted pairs (``apply_copy_parts`` likewise); writes N(x) of every x present, part
+lists of long runs (``chunk``), the pool; ``ctl[CTL_OVF_RULES] = 1`` when the pool is full
+(then the round runs again: every write is an OR).
 """
 
 from __future__ import annotations
@@ -14,10 +15,6 @@ import cupy
 import numpy as np
 
 from ._gpu_pool import BLOCK, NIL, DevicePool, module, persistent_grid
-
-# Pairs of one target a warp unions before the rest of the run goes to other warps
-# (apply_copy_pairs' ``chunk``).
-COPY_CHUNK = 1024
 
 
 def _module():
@@ -33,8 +30,7 @@ def emit_active_edges(g, D: cupy.ndarray, succ: cupy.ndarray, cls: cupy.ndarray,
 
 
 def apply_copy_pairs(pairs: cupy.ndarray, npairs: int, P: cupy.ndarray, D: cupy.ndarray,
-                     N: cupy.ndarray, filter_known: bool, pool: DevicePool,
-                     chunk: int = COPY_CHUNK) -> None:
+                     N: cupy.ndarray, filter_known: bool, pool: DevicePool, chunk: int) -> None:
     """N(x) ∪= ΔP(y) \\ P(x) for the sorted active edges ``pairs[:npairs]``.
 
     ``chunk`` (a power of two >= 32, or 0 for none) cuts long runs of one target into chunks

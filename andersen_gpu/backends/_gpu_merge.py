@@ -12,9 +12,9 @@ the next round's kernels; the N and NC lists are then empty):
 * unions P of the class into its representative r and sets ΔP(r) to what some rule of a
   member has not seen yet: ⋃ ΔP(m) ∪ ⋃ (P(r) \\ P(m)) over the members m, the second term only
   for members whose ΔP a rule reads (member_diff); folds c⁻¹, Δc⁻¹ and succ into r; every
-  union in two levels (merge_parts, merge_parts_into; the independent unions in one launch); empties ΔP, Δc⁻¹ of merged nodes;
-  remaps ``g.rep`` (staying a fixpoint), rebuilds the graph lists under the new table
-  and recounts the control block.
+  union in two levels (merge_parts, merge_parts_into; the independent unions in one launch);
+  empties ΔP, Δc⁻¹ of merged nodes; remaps ``g.rep`` (staying a fixpoint), rebuilds the graph
+  lists under the new table and recounts the control block.
 
 The HCD kernel runs right after every update (:meth:`OnlineMerger.launch_hcd`), so that its
 pair count comes back with the round's control block and a round without HCD pairs costs no
@@ -44,8 +44,9 @@ INITIAL_PAIR_BUFFER = 1 << 16  # merge pairs the buffer holds at first (it grows
 AUTO_MERGE_MS = 2.0
 # Paced merging ("auto") switches on when the median of the last AUTO_ROUNDS rounds reaches
 # the threshold (one slow round is noise: svn's 3-4 ms rounds crossed 6 ms once, and merging
-# from there on took it from 164 to 368 ms at 869dac4's merge costs, H200), and then merges only once at
-# least AUTO_MIN_PAIRS HCD pairs wait (vim found 665 in all; its 15 merges cost 50 ms).
+# from there on took it from 164 to 368 ms at 869dac4's merge costs, H200), and then merges
+# only once at least AUTO_MIN_PAIRS HCD pairs wait (vim found 665 in all; its 15 merges cost
+# 50 ms).
 AUTO_ROUNDS = 3
 AUTO_MIN_PAIRS = 1024
 _LOW = np.uint64(0xFFFFFFFF)
