@@ -243,3 +243,13 @@ __device__ __forceinline__ u32 warp_sum(u32 v) {
     for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(FULL_MASK, v, d);
     return v;
 }
+
+// Sorted pairs (key << 32 | value), as the pair kernels take them: the key of pair i (NIL past
+// the end: it sorts after every real key), and whether pair i is the first of its key's run.
+__device__ __forceinline__ u32 pair_key(const u64* __restrict__ pairs, u64 npairs, u64 i) {
+    return i < npairs ? (u32)(pairs[i] >> 32) : NIL;
+}
+
+__device__ __forceinline__ bool run_begins(const u64* __restrict__ pairs, u64 npairs, u64 i) {
+    return i < npairs && (i == 0 || pair_key(pairs, npairs, i - 1) != pair_key(pairs, npairs, i));
+}

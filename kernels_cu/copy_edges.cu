@@ -60,11 +60,6 @@ emit_active_edges(const u32* __restrict__ nodes, u32 n_work, const u32* __restri
     }
 }
 
-// Key of pair i (NIL past the end: it sorts after every real key and marks no run).
-__device__ __forceinline__ u32 pair_key(const u64* __restrict__ pairs, u64 npairs, u64 i) {
-    return i < npairs ? (u32)(pairs[i] >> 32) : NIL;
-}
-
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
 apply_copy_pairs(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ P,
                  const u32* __restrict__ D, u32* N, int filter, u32* parts, u32 chunk_shift,
@@ -75,13 +70,9 @@ apply_copy_pairs(const u64* __restrict__ pairs, u64 npairs, const u32* __restric
     u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     u64 i = group * 32 + lane;
     const u64 chunk_mask = (1ull << chunk_shift) - 1;
-    u32 key = pair_key(pairs, npairs, i);
-    bool start = false, part = false;
-    if (i < npairs) {
-        bool same_as_prev = i > 0 && pair_key(pairs, npairs, i - 1) == key;
-        start = !same_as_prev;
-        part = same_as_prev && (i & chunk_mask) == 0;   // a chunk of a run begun earlier
-    }
+    const u32 key = pair_key(pairs, npairs, i);
+    const bool start = run_begins(pairs, npairs, i);
+    const bool part = i < npairs && !start && (i & chunk_mask) == 0;   // a chunk of a run begun earlier
     u32 starts = __ballot_sync(FULL_MASK, start || part);
     const u32 parts_mask = __ballot_sync(FULL_MASK, part);
     while (starts) {
@@ -120,9 +111,9 @@ apply_copy_parts(const u64* __restrict__ pairs, u64 npairs, u32* N, const u32* _
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
     u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     u64 i = group * 32 + lane;
-    u32 key = pair_key(pairs, npairs, i);
+    const u32 key = pair_key(pairs, npairs, i);
     bool crosses = false;
-    if (i < npairs && key != NIL && (i == 0 || pair_key(pairs, npairs, i - 1) != key)) {
+    if (key != NIL && run_begins(pairs, npairs, i)) {
         u64 boundary = ((i >> chunk_shift) + 1) << chunk_shift;
         crosses = pair_key(pairs, npairs, boundary) == key;
     }

@@ -22,13 +22,8 @@ extern "C" __global__ void insert_pairs(const u64* __restrict__ pairs, u64 npair
     u32* sh = buf[threadIdx.x / 32];
     u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     u64 i = group * 32 + lane;
-    bool start = false;
-    u32 key = 0;
-    if (i < npairs) {
-        key = (u32)(pairs[i] >> 32);
-        start = key < n_keys && ((i == 0) || ((u32)(pairs[i - 1] >> 32) != key));
-    }
-    u32 starts = __ballot_sync(FULL_MASK, start);
+    const u32 key = pair_key(pairs, npairs, i);
+    u32 starts = __ballot_sync(FULL_MASK, key < n_keys && run_begins(pairs, npairs, i));
     sh[lane] = 0;
     __syncwarp();
     while (starts) {

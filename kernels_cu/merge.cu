@@ -12,7 +12,8 @@
 // hcd_pairs and cycle_candidates write u64 pairs (a << 32 | b) of representatives to merge
 // (slots from ctl[CTL_MERGE_FILL]; pairs past `cap` are counted, not written). uf_union and
 // uf_flatten group them into classes on the device, and merge_parts + merge_parts_into fold
-// the lists of every merged node a into its new representative r: c⁻¹(r) ∪= c⁻¹(a), Δc⁻¹(r) ∪= Δc⁻¹(a), succ(r) ∪= succ(a), and into scratch
+// the lists of every merged node a into its new representative r: c⁻¹(r) ∪= c⁻¹(a),
+// Δc⁻¹(r) ∪= Δc⁻¹(a), succ(r) ∪= succ(a), and into scratch
 // heads newP(r) = ⋃ P(m), newΔP(r) = ⋃ (ΔP(m) ∪ X(m)) over the members m (r included), with
 // X(m) from member_diff; pairs (r << 32 | m) sorted by r; only the warp owning the first
 // pair of r's run writes r's lists.
@@ -134,16 +135,14 @@ extern "C" __global__ void uf_flatten(u32 n, u32* parent) {
         parent[x] = uf_root(parent, x);
 }
 
-// H(r) ∪= S(m) for sorted pairs (r << 32 | m), in two levels, so that a class of k members
-// is not one warp's serial walk (one warp per class took k/32 passes, each over the whole
-// growing list of r). Both raise ctl[CTL_OVF_RULES] when the pool is full (H stays valid;
-// run them again after growing: they only OR) and do nothing when it is already raised.
-//
-// A union job of merge_parts / merge_parts_into: H(r) ∪= S(m) for the pairs (r << 32 | m),
-// sorted by r, through the scratch heads T (npairs of them, NIL-initialised). Both kernels
-// take an array of jobs (u64[5] each: pairs, npairs, S, T, H) and run job blockIdx.y, so that
-// unions of different lists run at once (a merge makes five; one after the other, each waited
-// on its few longest classes).
+// A union job: H(r) ∪= S(m) for the pairs (r << 32 | m), sorted by r, in two levels through
+// the scratch heads T (npairs of them, NIL-initialised), so that a class of k members is not
+// one warp's serial walk (one warp per class took k/32 passes, each over the whole growing
+// list of r). merge_parts and merge_parts_into take an array of jobs (u64[5] each: pairs,
+// npairs, S, T, H) and run job blockIdx.y, so that unions of different lists run at once (a
+// merge makes five; one after the other, each waited on its few longest classes). Both raise
+// ctl[CTL_OVF_RULES] when the pool is full (H stays valid; run them again after growing: they
+// only OR) and do nothing when it is already raised.
 struct UnionJob {
     const u64* pairs;
     u64 npairs;
@@ -152,9 +151,13 @@ struct UnionJob {
     u32* H;
 };
 
-__device__ __forceinline__ UnionJob union_job(const u64* __restrict__ jobs) {
+// This block row's job and the first of this warp's 32 pairs; false when they lie past the
+// job's pairs (the warp has nothing to do).
+__device__ __forceinline__ bool union_job(const u64* __restrict__ jobs, UnionJob& job, u64& first) {
     const u64* j = jobs + 5 * (u64)blockIdx.y;
-    return UnionJob{(const u64*)j[0], j[1], (const u32*)j[2], (u32*)j[3], (u32*)j[4]};
+    job = UnionJob{(const u64*)j[0], j[1], (const u32*)j[2], (u32*)j[3], (u32*)j[4]};
+    first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * 32;
+    return first < job.npairs;
 }
 
 // merge_parts: warp g takes the pairs [32g, 32g + 32); every stretch of one key r inside
@@ -164,11 +167,11 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
 merge_parts(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
-    const UnionJob job = union_job(jobs);
+    UnionJob job;
+    u64 first;
+    if (!union_job(jobs, job, first)) return;
     const u32 lane = lane_id();
-    const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    if (group * 32 >= job.npairs) return;
-    const u64 i = group * 32 + lane;
+    const u64 i = first + lane;
     const bool valid = i < job.npairs;
     u32 key = valid ? (u32)(job.pairs[i] >> 32) : NIL;
     u32 m = valid ? (u32)job.pairs[i] : NIL;
@@ -180,7 +183,7 @@ merge_parts(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
         const u32 r = __shfl_sync(FULL_MASK, key, sl);
         u32 src = valid && key == r ? job.S[m] : NIL;
         if (__any_sync(FULL_MASK, src != NIL) &&
-            union_many(p, &job.T[group * 32 + sl], src, NIL, NIL, CTL_OVF_RULES) < 0)
+            union_many(p, &job.T[first + sl], src, NIL, NIL, CTL_OVF_RULES) < 0)
             return;
     }
 }
@@ -192,29 +195,24 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
 merge_parts_into(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
-    const UnionJob job = union_job(jobs);
+    UnionJob job;
+    u64 first;
+    if (!union_job(jobs, job, first)) return;
     const u32 lane = lane_id();
-    const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    if (group * 32 >= job.npairs) return;
-    const u64 i = group * 32 + lane;
+    const u64 i = first + lane;
     const u64* pairs = job.pairs;
     const u64 npairs = job.npairs;
-    u32 key = 0;
-    bool start = false;
-    if (i < npairs) {
-        key = (u32)(pairs[i] >> 32);
-        start = i == 0 || (u32)(pairs[i - 1] >> 32) != key;
-    }
-    u32 starts = __ballot_sync(FULL_MASK, start);
+    const u32 key = pair_key(pairs, npairs, i);
+    u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i));
     while (starts) {
         int sl = __ffs(starts) - 1;
         starts &= starts - 1;
         const u32 r = __shfl_sync(FULL_MASK, key, sl);
-        const u64 s = group * 32 + sl, boundary = (group + 1) * 32;
+        const u64 s = first + sl, boundary = first + 32;
         for (u64 q = 0;; q += 32) {
             const u64 part = q + lane;   // this lane's part of the run: 0 starts at s
             const u64 at = part == 0 ? s : boundary + (part - 1) * 32;
-            const bool ok = at < npairs && (u32)(pairs[at] >> 32) == r;
+            const bool ok = pair_key(pairs, npairs, at) == r;   // r is never NIL
             const u32 src = ok ? job.T[at] : NIL;
             const bool more = __ballot_sync(FULL_MASK, ok) == FULL_MASK;
             if (__any_sync(FULL_MASK, src != NIL) &&
