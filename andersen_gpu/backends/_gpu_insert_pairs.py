@@ -15,9 +15,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-import kernels_cu
-
-from ._gpu_pool import BLOCK, DevicePool, compile_options
+from ._gpu_pool import BLOCK, DevicePool, module
 
 
 # Batches of fewer pairs take the one-kernel path without looking (the records cost a few
@@ -30,13 +28,8 @@ _LOW = np.uint64(0xFFFFFFFF)
 _ELEM_BITS = np.uint64(960)
 
 
-@cupy.memoize(for_each_device=True)
 def _module():
-    return cupy.RawModule(code=kernels_cu.source("insert_pairs.cu"), options=compile_options())
-
-
-def _kernel():
-    return _module().get_function("insert_pairs")
+    return module("insert_pairs.cu")
 
 
 def insert_pairs(pairs: cupy.ndarray, npairs: int, heads: cupy.ndarray, pool: DevicePool,
@@ -51,8 +44,8 @@ def insert_pairs(pairs: cupy.ndarray, npairs: int, heads: cupy.ndarray, pool: De
         return
     warps = (npairs + 31) // 32
     blocks = (warps * 32 + BLOCK - 1) // BLOCK
-    _kernel()((blocks,), (BLOCK,), (pairs, np.uint64(npairs), heads, np.uint32(heads.size), *pool.args(),
-                                    np.int32(ovf_slot)))
+    _module().get_function("insert_pairs")((blocks,), (BLOCK,), (
+        pairs, np.uint64(npairs), heads, np.uint32(heads.size), *pool.args(), np.int32(ovf_slot)))
 
 
 def _insert_records(pairs: cupy.ndarray, heads: cupy.ndarray, pool: DevicePool, ovf_slot: int) -> bool:

@@ -14,20 +14,12 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-import kernels_cu
-
-from ._gpu_pool import BLOCK, DevicePool, compile_options, persistent_grid
-
-
-@cupy.memoize(for_each_device=True)
-def _kernel():
-    mod = cupy.RawModule(code=kernels_cu.source("update.cu"), options=compile_options())
-    return mod.get_function("update_deltas")
+from ._gpu_pool import BLOCK, DevicePool, module, persistent_grid
 
 
 def update_deltas(g, heads, succ: cupy.ndarray, pool: DevicePool, resume: bool = False) -> None:
     """Fold the next deltas N, NC into P, C and make them the current deltas D, DC."""
     P, D, N, C, DC, NC = heads
-    _kernel()((persistent_grid(),), (BLOCK,), (
+    module("update.cu").get_function("update_deltas")((persistent_grid(),), (BLOCK,), (
         g.nodes, np.uint32(g.n_work), P, D, N, C, DC, NC, succ, g.s_ptr, np.uint32(g.i2p),
         np.int32(resume), *pool.args()))
