@@ -29,7 +29,7 @@ rebuilt under the new table (``_gpu_graph``: a sort and three kernels a list, no
 synchronisation). HCD merging is paced by cost by default (``hcd="auto"``): the pairs wait on
 the device until rounds grow long against what a merge costs, and merges are made from then
 on whenever enough pairs wait, so graphs with long rounds merge (linux: rules and copy
-kernels 2.4 s to 0.45 s) and small ones never pay for it. Cycle
+kernels 2.4 s to 0.42 s, H200, 9a971d2) and small ones never pay for it. Cycle
 detection is off by default: its scans cost more than they save (linux 2.8 s to 17 s, php
 0.8 s to 16 s, vim 0.30 s to 0.77 s; H200, 2026-11-30). The final sets are grouped into
 distinct sets on the device (hash, sort, exact compare, prefix sum) and only those are
@@ -227,7 +227,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         and from then on merges every ``merge_period`` rounds once at least
         ``_gpu_merge.AUTO_MIN_PAIRS`` pairs wait: a merge costs a millisecond or more of
         launches and synchronisations, which pays on graphs whose rounds are long (linux:
-        2.9 s to 1.0 s, H200) but not on small ones (ex: 24 to 49 ms merging every round).
+        3.09 s to 0.79 s, H200, 9a971d2) but not on small ones (ex: 24 to 49 ms merging every round).
         Without an HCD table, or without ``device_graph``, "auto" is off.
     cycles : bool
         Every ``cycle_period`` rounds (when new copy edges came), merge the strongly connected
