@@ -49,6 +49,8 @@ def test_random_sets_with_set_classes(cs):
     # known-bits filter in the copy kernel
     assert_same(cs, copy_chunk=32)
     assert_same(cs, copy_chunk=32, copy_filter=True)
+    # the constraint set's own numbering (no pointee order)
+    assert_same(cs, pointee_order=False)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -238,9 +240,10 @@ def _dump(name: str):
                                      dict(hcd=True), dict(hcd=True, merge_period=4),
                                      dict(hcd=True, cycles=True, cycle_period=1),
                                      dict(class_table=False, ptr_eq_min_changed=0),
-                                     dict(copy_chunk=32), dict(copy_chunk=0, copy_filter=True)],
+                                     dict(copy_chunk=32), dict(copy_chunk=0, copy_filter=True),
+                                     dict(pointee_order=False)],
                          ids=["plain", "set_classes", "host_graph", "hcd", "hcd_batched", "hcd_cycles",
-                              "sort_classes", "chunk32", "no_chunks_copy_filter"])
+                              "sort_classes", "chunk32", "no_chunks_copy_filter", "no_pointee_order"])
 @pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
 def test_paper_reference_solutions(name, options):
     cs, ref = _dump(name)

@@ -82,22 +82,50 @@ class DeviceGraph:
     s_ptr[n+1], s_dst                  store CSR: *x = y gives y in s(x)
     size : uint32[n]                   object sizes
     hcd_ptr, hcd_target : uint32[k]    the HCD table (raw ids; read through rep)
+    perm, inverse : uint32[n] or None  new id of every original node and its inverse, when
+                                       the graph was renumbered (else None: ids are the
+                                       constraint set's)
     """
 
-    def __init__(self, cs: ConstraintSet):
+    def __init__(self, cs: ConstraintSet, perm: np.ndarray | None = None):
+        """``perm`` (int32[n], optional): new id of every node (a permutation that keeps every
+        object's ids consecutive and in order, ``andersen_gpu.preprocess.order``). The graph
+        is then that of ``cs`` renumbered by it, on the device: every id the kernels see
+        is a new id, and ``perm`` / ``inverse`` (uint32[n]) map between the two."""
         self.n = int(cs.n_nodes)
-        self.i2p = cs.int_to_pointer if cs.int_to_pointer >= 0 else 0xFFFFFFFF
-        self.size = _u32(cs.obj_size) if self.n else cupy.zeros(1, cupy.uint32)
-        self._load = (_u32(cs.load_dst), _u32(cs.load_src))
-        self._gep = (_u32(cs.gep_dst), _u32(cs.gep_src), _u32(cs.gep_offset))
-        self._store = (_u32(cs.store_dst), _u32(cs.store_src))
-        self._addr = (_u32(cs.addr_dst), _u32(cs.addr_src))
-        self._copy = (_u32(cs.copy_dst), _u32(cs.copy_src))
-        self.hcd_ptr, self.hcd_target = _u32(cs.hcd_ptr), _u32(cs.hcd_target)
+        self.perm = self.inverse = None
+        if perm is not None and self.n:
+            self.perm = _u32(perm)
+            self.inverse = cupy.empty(self.n, cupy.uint32)
+            self.inverse[self.perm] = cupy.arange(self.n, dtype=cupy.uint32)
+        ids = self._ids
+        i2p = cs.int_to_pointer
+        self.i2p = 0xFFFFFFFF if i2p < 0 else (int(perm[i2p]) if self.perm is not None else i2p)
+        self.size = self._by_id(_u32(cs.obj_size)) if self.n else cupy.zeros(1, cupy.uint32)
+        self._load = (ids(cs.load_dst), ids(cs.load_src))
+        self._gep = (ids(cs.gep_dst), ids(cs.gep_src), _u32(cs.gep_offset))
+        self._store = (ids(cs.store_dst), ids(cs.store_src))
+        self._addr = (ids(cs.addr_dst), ids(cs.addr_src))
+        self._copy = (ids(cs.copy_dst), ids(cs.copy_src))
+        self.hcd_ptr, self.hcd_target = ids(cs.hcd_ptr), ids(cs.hcd_target)
         # raw ids whose ΔP a rule other than Copy⁻¹ reads (see consumers), repeats kept: a
         # np.unique of them on the host took 10-22 ms on linux and gimp
         self._readers = cupy.concatenate([self._load[1], self._gep[1], self._store[0], self.hcd_ptr])
-        self.rekey(_u32(cs.rep) if self.n else cupy.zeros(1, cupy.uint32))
+        # new rep[perm[v]] = perm[rep[v]]
+        self.rekey(self._by_id(ids(cs.rep)) if self.n else cupy.zeros(1, cupy.uint32))
+
+    def _ids(self, col: np.ndarray) -> cupy.ndarray:
+        """uint32 device copy of a column of node ids, renumbered."""
+        out = _u32(col)
+        return self.perm[out] if self.perm is not None and out.size else out
+
+    def _by_id(self, values: cupy.ndarray) -> cupy.ndarray:
+        """A per-node array (indexed by old id) re-indexed by new id."""
+        if self.perm is None:
+            return values
+        out = cupy.empty_like(values)
+        out[self.perm] = values
+        return out
 
     @property
     def n_hcd(self) -> int:

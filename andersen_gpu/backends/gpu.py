@@ -188,7 +188,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
           device_graph: bool = True, dedupe_pairs: bool | None = None, hcd: bool | str = "auto",
           cycles: bool = False, cycle_period: int = 4, merge_period: int = 1,
           merge_cost_factor: float = 1.5, copy_chunk: int = 1024, copy_filter: bool = False,
-          capacity: int | None = None, class_table: bool = True, timing: bool = False,
+          pointee_order: bool = True, capacity: int | None = None, class_table: bool = True, timing: bool = False,
           trace: bool = False,
           max_iterations: int | None = None) -> Solution:
     """Least solution of ``cs`` on the GPU.
@@ -250,6 +250,12 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
         once per 32 sources, and the update kernel drops the known bits in one walk anyway
         (vim 310 -> 249 ms, pine 420 -> 375 ms; the rest within noise; same device call, H200,
         2026-11-30).
+    pointee_order : bool
+        Renumber the nodes before solving so that the pointees of the large sets are
+        numbered together (``andersen_gpu.preprocess.order``): a set's cost in every kernel
+        is its number of 960-bit elements. Computed in a second host thread while
+        ``preprocess`` runs; the graph is renumbered on the device and the solution mapped
+        back (same solution). Needs ``device_graph``.
     capacity : int, optional
         Initial pool capacity in elements (default: from the input's size); the pool grows.
     class_table : bool
@@ -285,9 +291,16 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                             CTL_NSUCC, CTL_OVF_RULES, CTL_OVF_UPDATE, CTL_TOP, CTL_WORK_AUX,
                             CTL_WORK_UPDATE, NIL, DevicePool)
 
+    if hcd not in (True, False, "auto"):
+        raise ValueError(f"hcd must be True, False or 'auto', not {hcd!r}")
+    if copy_chunk and (copy_chunk < 32 or copy_chunk & (copy_chunk - 1)):
+        raise ValueError(f"copy_chunk must be 0 or a power of two >= 32, not {copy_chunk}")
     t0 = time.perf_counter()
     notes: dict[str, object] = {}
     original = cs
+    # the pointee order needs only the node ids, which collapse keeps: it is computed on the
+    # set as given, in a second thread, while collapse runs (both are compiled, nogil)
+    order_job = _order_pool().submit(_pointee_order, cs) if pointee_order and device_graph else None
     if preprocess:
         try:
             from andersen_gpu.preprocess import collapse
@@ -297,10 +310,9 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
             t_pre = time.perf_counter()
             cs, _pstats = collapse(cs)
             notes["preprocess_ms"] = round((time.perf_counter() - t_pre) * 1e3, 3)
-    if hcd not in (True, False, "auto"):
-        raise ValueError(f"hcd must be True, False or 'auto', not {hcd!r}")
-    if copy_chunk and (copy_chunk < 32 or copy_chunk & (copy_chunk - 1)):
-        raise ValueError(f"copy_chunk must be 0 or a power of two >= 32, not {copy_chunk}")
+    order = order_job.result() if order_job is not None else None
+    if order is not None:
+        notes.update(pointee_order_ms=round(order.ms, 3), hub_spans=order.hub_spans)
     if hcd == "auto" and (not device_graph or not cs.hcd_ptr.size):
         hcd = False
     if (hcd or cycles) and not device_graph:
@@ -314,7 +326,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
 
     t_build = time.perf_counter()
     if device_graph:
-        g = DeviceGraph(cs)
+        g = DeviceGraph(cs, order.perm if order is not None else None)
         addr_init, copy_init = g.initial_pairs()
         m = addr_init.size + copy_init.size + cs.load_dst.size + cs.gep_dst.size + cs.store_dst.size
         cap0 = int(max(1 << 20, 8 * m + g.n_work))
@@ -486,6 +498,10 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
     cupy.cumsum(counts[:n_sets], out=indptr[1:])
     total = int(indptr[-1]) if n_sets else 0
     indices = timer.run("export", _gpu_sets.expand, leaders, P, pool.words, indptr, total)
+    if device_graph and g.perm is not None:
+        # back to the constraint set's ids: node v's set is that of its new id perm[v]
+        node_set = node_set[g.perm]
+        indices = timer.run("export", _original_ids, indices, indptr, g.inverse)
     final_edges = int(counts[:n_sets][node_set].sum()) if n else 0
     cupy.cuda.Device().synchronize()
     note_peak()
@@ -516,6 +532,35 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                            solve_ms=(t_solved - t0) * 1e3, kernel_ms=timer.totals(), pool_bytes=pool.nbytes,
                            peak_device_bytes=peak[0] - base_used, notes=notes)
     return sol
+
+
+_ORDER_POOL: list = []
+
+
+def _order_pool():
+    """The one worker thread that computes pointee orders (made on first use)."""
+    if not _ORDER_POOL:
+        from concurrent.futures import ThreadPoolExecutor
+        _ORDER_POOL.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="pointee-order"))
+    return _ORDER_POOL[0]
+
+
+def _pointee_order(cs):
+    from andersen_gpu.preprocess.order import pointee_order
+    return pointee_order(cs)
+
+
+def _original_ids(indices, indptr, inverse):
+    """int32[total]: ``inverse[indices]`` with every set (``indptr`` rows) sorted again (the
+    renumbering moves whole objects, so a set's order changes)."""
+    import cupy
+    total = int(indices.size)
+    if total == 0:
+        return indices
+    rows = cupy.searchsorted(indptr[1:], cupy.arange(total, dtype=cupy.int64), side="right")
+    keys = (rows.astype(cupy.uint64) << np.uint64(32)) | inverse[indices].astype(cupy.uint64)
+    keys.sort()
+    return (keys & np.uint64(0xFFFFFFFF)).astype(cupy.int32)
 
 
 def _longest_run(view) -> list[int]:

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fmix64(h):
     """Murmur3's 64-bit finalizer: spreads every bit of the uint64 ``h`` over the low bits
     used as a hash-table slot."""

@@ -173,7 +173,7 @@ def label_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, max_passes:
 
 # ----------------------------------------------------------------- compiled core
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pointee_capable(n, addr_src, obj_size):
     # a field z + o (o < size z) of a capable z is capable: fields follow their object,
     # so one ascending scan with the furthest end of a capable object closes nesting too
@@ -189,7 +189,7 @@ def _pointee_capable(n, addr_src, obj_size):
     return cap
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _row_ptr(n, rows):
     """CSR row pointers (int32[n + 1]) of the int ``rows`` column (fewer than 2**31 rows)."""
     ptr = np.zeros(n + 1, np.int32)
@@ -200,7 +200,7 @@ def _row_ptr(n, rows):
     return ptr
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scatter(ptr, rows, vals):
     """``vals`` grouped by ``rows`` (stable) along the row pointers ``ptr``."""
     fill = ptr[:-1].copy()
@@ -212,7 +212,7 @@ def _scatter(ptr, rows, vals):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scatter_ids(ptr, rows):
     """The indices ``i`` of ``rows`` grouped by ``rows[i]`` (stable), int32."""
     fill = ptr[:-1].copy()
@@ -224,13 +224,13 @@ def _scatter_ids(ptr, rows):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mix(h, x):
     h ^= np.uint64(x) + np.uint64(0x9E3779B97F4A7C15) + (h << np.uint64(6)) + (h >> np.uint64(2))
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _capacity(entries):
     cap = 16
     while cap < 2 * entries + 16:
@@ -238,7 +238,7 @@ def _capacity(entries):
     return cap
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _key_slot(tab, a, b):
     """Slot of key (a, b) in the open-addressing table ``tab`` (rows a, b, label; label -1: free)."""
     a = np.int64(a)
@@ -251,7 +251,7 @@ def _key_slot(tab, a, b):
         i = (i + np.uint64(1)) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _key_get_or_put(tab, a, b, label):
     """Label of key (a, b) in ``tab``; a key not there yet is put in with ``label``.
 
@@ -266,7 +266,7 @@ def _key_get_or_put(tab, a, b, label):
     return tab[slot, 2], False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _key_grow(tab):
     """``tab`` rehashed into twice the slots."""
     out = np.full((2 * len(tab), 3), -1, tab.dtype)
@@ -279,7 +279,7 @@ def _key_grow(tab):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grow(a):
     """``a`` followed by as many -1 entries."""
     out = np.full(2 * len(a), -1, a.dtype)
@@ -287,7 +287,7 @@ def _grow(a):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sort_unique(buf, m):
     """Sort buf[:m] in place and drop repeats; returns the distinct count."""
     if m > 32:
@@ -308,7 +308,7 @@ def _sort_unique(buf, m):
     return u
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _find(uf, v):
     while uf[v] != v:
         uf[v] = uf[uf[v]]
@@ -316,7 +316,7 @@ def _find(uf, v):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _union(uf, a, b):
     """Join the classes of a and b (the smaller id leads); True when they were apart."""
     ra = _find(uf, a)
@@ -330,7 +330,7 @@ def _union(uf, a, b):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _order(k, n_copy, adj_ptr, adj, adj_edge):
     """An order of the k nodes in which every input comes first where it can.
 
@@ -436,7 +436,7 @@ def _order(k, n_copy, adj_ptr, adj, adj_edge):
     return order
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _compact(n, rep, cap, copy_src, copy_dst, addr_dst, load_dst, load_src, gep_dst, gep_src):
     """Contract single-copy inputs, then number the touched representatives densely in id order.
 
@@ -527,7 +527,7 @@ def _compact(n, rep, cap, copy_src, copy_dst, addr_dst, load_dst, load_src, gep_
     return crep, ind, cid, ids[:k], k, n_copy, e_src[:j], e_dst[:j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _dep_order(k, n_copy, e_src, e_dst):
     """:func:`_order` of the compact dependency edges (successor lists built here)."""
     n_dep = len(e_src)
@@ -539,7 +539,7 @@ def _dep_order(k, n_copy, e_src, e_dst):
     return _order(k, n_copy, adj_ptr, adj, adj_edge)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _graph(n, k, rep, ind, cid, ids, order, n_copy, e_src, e_dst, addr_dst, addr_src, gep_off):
     """Renumber the compact nodes in processing order ("placed before" is "smaller id").
 
@@ -588,7 +588,7 @@ def _graph(n, k, rep, ind, cid, ids, order, n_copy, e_src, e_dst, addr_dst, addr
     return node_of, is_ind, back, c_ptr, c_in, a_ptr, a_in, l_ptr, l_in, g_ptr, g_in, g_off, s_ptr, s_edge
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_ptr, a_in, l_ptr, l_in, g_ptr, g_in,
             g_off, s_ptr, s_edge, held_a, max_passes, hu=False, hu_max=256):
     """The HVN passes over the renumbered graph (see the module docstring).
@@ -817,7 +817,7 @@ def _passes(n, k, n_copy, n_load, e_dst, gep_off, is_ind, back, c_ptr, c_in, a_p
     return uf, held_0, passes
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _set_grow(sets, set_start, members, set_label):
     """The set slot table rehashed into twice the slots (hashes recomputed from the members)."""
     out = np.full((2 * len(sets), 2), -1, np.int32)
@@ -840,7 +840,7 @@ def _set_grow(sets, set_start, members, set_label):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _table(n, k, rep, ind, node_of, uf, empty_node):
     """The fixpoint table: each class led by its smallest ``rep`` id; one class for every empty node.
 

@@ -43,7 +43,7 @@ def compose(rep: np.ndarray, new_rep: np.ndarray) -> np.ndarray:
         out = nxt
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _table_reps(rep):
     """Representatives of the table ``rep`` (``rep[v] == v``); -1 unless it is a fixpoint table
     of ids in range."""
@@ -70,7 +70,7 @@ def _derived(cs: ConstraintSet, **changes) -> ConstraintSet:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _slots(m):
     cap = 16
     while cap < 2 * m:
@@ -78,7 +78,7 @@ def _slots(m):
     return cap
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rewrite(n, rep, empty, dst, src, off, map_src, drop_self, empty_dst, empty_src):
     """One kind's columns mapped through ``rep``, filtered and deduplicated.
 
