@@ -156,6 +156,24 @@ def test_element_and_word_boundaries(base):
     assert_same(cs)
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 31, 32, 33, 1000, 1024, 1025, 4095, 4096, 4097, 10000])
+def test_sort_keys_small_and_large(n):
+    # the one-block bitonic sort up to 4,096 keys, CuPy's beyond; repeats, the all-ones key
+    # (the padding value), and a prefix of a larger buffer whose tail must stay untouched
+    import cupy
+    from andersen_gpu.backends._gpu_sort import sort_keys
+    rng = np.random.default_rng(n)
+    host = rng.integers(0, 2**63, n + 50, dtype=np.uint64) * np.uint64(2)
+    host[: n // 3] = host[n // 3: 2 * (n // 3)]
+    if n:
+        host[n // 2] = np.uint64(2**64 - 1)
+    buf = cupy.asarray(host)
+    sort_keys(buf[:n])
+    got = buf.get()
+    assert np.array_equal(got[:n], np.sort(host[:n]))
+    assert np.array_equal(got[n:], host[n:])
+
+
 def test_int_to_pointer_loads_and_stores_do_nothing():
     cs = ConstraintSet.from_lists(8, obj_size={1: 1, 2: 1, 3: 1}, int_to_pointer=1,
                                   addr=[(4, 1), (4, 2), (5, 3), (1, 3)],

@@ -285,7 +285,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
     """
     import cupy
 
-    from . import _gpu_copy_edges, _gpu_insert_pairs, _gpu_merge, _gpu_rules, _gpu_sets, _gpu_update
+    from . import (_gpu_copy_edges, _gpu_insert_pairs, _gpu_merge, _gpu_rules, _gpu_sets, _gpu_sort,
+                   _gpu_update)
     from ._gpu_graph import DeviceGraph
     from ._gpu_pool import (CTL_ACTIVE_FILL, CTL_CHANGED, CTL_DELTA_BITS, CTL_NACTIVE, CTL_NPAIRS,
                             CTL_NSUCC, CTL_OVF_RULES, CTL_OVF_UPDATE, CTL_TOP, CTL_WORK_AUX,
@@ -448,7 +449,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                 timer.run("copy_edges", _gpu_copy_edges.emit_active_edges, g, D, succ, cls, use_cls,
                           active_pairs, nactive, pool)
                 view = active_pairs[:nactive]
-                timer.run("sort", view.sort)
+                timer.run("sort", _gpu_sort.sort_keys, view)
                 timer.run("copy_edges", _gpu_copy_edges.apply_copy_pairs, view, nactive, P, D, N,
                           filter_known and copy_filter, pool, copy_chunk)
                 if trace:
@@ -458,7 +459,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
             for buf, count, dst in ((store_pairs, npairs, NC), (succ_pairs, nsucc, succ)):
                 if count:
                     view = buf[:count]
-                    timer.run("sort", view.sort)
+                    timer.run("sort", _gpu_sort.sort_keys, view)
                     if dst is NC and (dedupe_pairs if dedupe_pairs is not None else
                                       merger is not None and merger.merge_rounds > 0):
                         # many pointees of one class give one key: drop repeats before the
@@ -579,7 +580,13 @@ def _unique_sorted(view):
     return view[keep]
 
 
+_DEVICE_NAMES: dict[int, str] = {}
+
+
 def _device_name(cupy) -> str:
-    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
-    name = props["name"]
-    return name.decode() if isinstance(name, bytes) else str(name)
+    """The current device's name, memoized (``getDeviceProperties`` took 1.2 ms a solve)."""
+    dev = cupy.cuda.Device().id
+    if dev not in _DEVICE_NAMES:
+        name = cupy.cuda.runtime.getDeviceProperties(dev)["name"]
+        _DEVICE_NAMES[dev] = name.decode() if isinstance(name, bytes) else str(name)
+    return _DEVICE_NAMES[dev]
