@@ -136,6 +136,10 @@ def test_random_sets_with_online_hcd(cs):
     with patch.object(_gpu_merge, "AUTO_MIN_PAIRS", 2):
         assert_same(cs, hcd="auto", merge_cost_factor=0.0)
     assert_same(cs, hcd="auto", merge_cost_factor=1e9)
+    # the pairs of the rounds before paced merging started, collected at once from P when it
+    # starts (here at round 3), over a one-pair buffer that they overrun
+    with patch.object(_gpu_merge, "AUTO_MIN_PAIRS", 1), patch.object(_gpu_merge, "INITIAL_PAIR_BUFFER", 1):
+        assert_same(cs, hcd="auto", merge_cost_factor=0.0)
     # a one-pair buffer: every round's pairs overrun it, so it grows and emits them again
     with patch.object(_gpu_merge, "INITIAL_PAIR_BUFFER", 1):
         assert_same(cs, hcd=True, merge_period=2)
