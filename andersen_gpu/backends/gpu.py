@@ -19,6 +19,11 @@ representative node, handed out by atomic counters. A round, semi-naive over the
 5. ``update.cu``: ΔP = N \ P, P ∪= ΔP (likewise for c⁻¹), and the counts of what the next
    round emits. The host reads this one small control block per round.
 
+Before solving, the nodes are renumbered so that the pointees of the large sets are numbered
+together (``andersen_gpu.preprocess.order``, computed in a second host thread while the offline
+collapse runs): a set costs every kernel its number of 960-bit elements, and the paper inputs
+scatter their pointees (linux: 801 -> 598 ms and 6.20 -> 3.16 device bytes per final edge
+with it; H200, f5009a0). The graph is renumbered on the device and the final sets mapped back.
 The offline merges of the constraint set (and those of ``andersen_gpu.preprocess.collapse``
 when it is present) give the representative table; the inverted graph is built from it on the
 device (``_gpu_graph``, CuPy sorts). With ``hcd`` / ``cycles`` the table changes while
@@ -188,9 +193,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
           device_graph: bool = True, dedupe_pairs: bool | None = None, hcd: bool | str = "auto",
           cycles: bool = False, cycle_period: int = 4, merge_period: int = 1,
           merge_cost_factor: float = 1.5, copy_chunk: int = 1024, copy_filter: bool = False,
-          pointee_order: bool = True, capacity: int | None = None, class_table: bool = True, timing: bool = False,
-          trace: bool = False,
-          max_iterations: int | None = None) -> Solution:
+          pointee_order: bool = True, capacity: int | None = None, class_table: bool = True,
+          timing: bool = False, trace: bool = False, max_iterations: int | None = None) -> Solution:
     """Least solution of ``cs`` on the GPU.
 
     Parameters

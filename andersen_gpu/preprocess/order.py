@@ -161,15 +161,6 @@ def _pt_of_class(parent, rank, loc_pt, r, count):
     return _find(parent, loc_pt[r])
 
 
-@njit(cache=True, nogil=True, inline='always')
-def _set_var(parent, rank, loc_pt, var_pt, v, e, stack):
-    """Unify what node v points to with class element e."""
-    if var_pt[v] < 0:
-        var_pt[v] = e
-    else:
-        _join(parent, rank, loc_pt, var_pt[v], e, stack)
-
-
 @njit(cache=True, nogil=True)
 def _unify(sid, starts, span_el, n_addr, used, addr_dst, addr_src, copy_dst, copy_src, gep_dst,
            gep_src, load_dst, load_src, store_dst, store_src):
