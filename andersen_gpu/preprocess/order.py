@@ -49,6 +49,8 @@ from numba import njit
 
 from constraints.model import ConstraintSet
 
+from .hvn import _find   # union-find root, path halving
+
 # Pending content joins one unification may hold (deeper ones are dropped: see _join).
 STACK_PAIRS = 4096
 
@@ -91,18 +93,6 @@ def _spans(obj_size):
     for i in range(n - 1, -1, -1):
         starts[sid[i]] = i
     return sid, starts
-
-
-@njit(cache=True, nogil=True, inline='always')
-def _find(parent, a):
-    r = a
-    while parent[r] != r:
-        r = parent[r]
-    while parent[a] != r:
-        nxt = parent[a]
-        parent[a] = r
-        a = nxt
-    return r
 
 
 @njit(cache=True, nogil=True, inline='always')
