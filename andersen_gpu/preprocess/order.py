@@ -229,13 +229,9 @@ def _hub_spans(sid, starts, span_el, used, parent, var_pt, addr_dst, addr_src, c
     n = sid.size
     n_spans = starts.size - 1
     n_el = parent.size
-    # cls[v]: the content node (n + class root) that node v points to, -1 for none
-    root = np.empty(n_el, np.int32)
+    root = np.empty(n_el, np.int32)      # the class root of every element
     for e in range(n_el):
-        r = e
-        while parent[r] != r:
-            r = parent[r]
-        root[e] = r
+        root[e] = _find(parent, e)
     size = np.zeros(n_el, np.int32)
     hub = -1
     for s in range(n_spans):
