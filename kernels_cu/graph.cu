@@ -11,6 +11,7 @@
 //   keep_reps     the work list: flag[i] = 1 where nodes[i] is still a representative
 //   compact       out[pos[i] - 1] = in[i] where flag[i] (pos the inclusive prefix sum;
 //                 never past out_cap)
+//   consumers_*   the representatives whose ΔP some rule reads (for online merges)
 //
 // With `has_off`, `off` (read through `order`, the sort permutation) is the offset of each
 // entry; without, both are dummies and not read.
@@ -72,4 +73,17 @@ extern "C" __global__ void compact(const u32* __restrict__ in, const u32* __rest
                                    const u32* __restrict__ pos, u64 k, u32* out, u32 out_cap) {
     u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < k && flag[i] && pos[i] <= out_cap) out[pos[i] - 1] = in[i];
+}
+
+// uses[v] = 1 for the nodes with copy successors, else 0 (DeviceGraph.consumers, first half).
+extern "C" __global__ void consumers_init(u32 n, const u32* __restrict__ succ, unsigned char* uses) {
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) uses[v] = succ[v] != NIL;
+}
+
+// uses[rep[readers[i]]] = 1: the representatives whose ΔP a rule other than Copy⁻¹ reads.
+extern "C" __global__ void consumers_mark(const u32* __restrict__ readers, u64 k, const u32* __restrict__ rep,
+                                          unsigned char* uses) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += stride) uses[rep[readers[i]]] = 1;
 }

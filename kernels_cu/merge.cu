@@ -11,16 +11,19 @@
 //
 // hcd_pairs and cycle_candidates write u64 pairs (a << 32 | b) of representatives to merge
 // (slots from ctl[CTL_MERGE_FILL]; pairs past `cap` are counted, not written). uf_union and
-// uf_flatten group them into classes on the device, and merge_parts + merge_parts_into fold
+// uf_flatten group them into classes on the device; remap_rep gives the new representative
+// table and class_pairs the classes as pairs (r << 32 | m), counted on the device, so that a
+// batch needs one synchronisation (after its unions). merge_parts + merge_parts_into fold
 // the lists of every merged node a into its new representative r: c⁻¹(r) ∪= c⁻¹(a),
 // Δc⁻¹(r) ∪= Δc⁻¹(a), succ(r) ∪= succ(a), and into scratch
 // heads newP(r) = ⋃ P(m), newΔP(r) = ⋃ (ΔP(m) ∪ X(m)) over the members m (r included), with
 // X(m) from member_diff; pairs (r << 32 | m) sorted by r; only the warp owning the first
-// pair of r's run writes r's lists.
+// pair of r's run writes r's lists; merge_commit installs them.
 // recount gives the counts the update kernel leaves in the control block, for the merged state.
 #include "bitvec.cuh"
 
-#define CTL_MERGE_FILL 14  // merge pairs emitted so far
+#define CTL_MERGE_FILL 14  // merge pairs emitted so far (class pairs, in class_pairs)
+#define CTL_MERGE_OLDS 15  // nodes merged by the current batch (class_pairs)
 
 __device__ __forceinline__ void emit_pair(u64* ctl, u64* out, u64 cap, bool want, u64 value) {
     u32 m = __ballot_sync(FULL_MASK, want);
@@ -136,52 +139,57 @@ extern "C" __global__ void uf_flatten(u32 n, u32* parent) {
 }
 
 // A union job: H(r) ∪= S(m) for the pairs (r << 32 | m), sorted by r, in two levels through
-// the scratch heads T (npairs of them, NIL-initialised), so that a class of k members is not
+// the scratch heads T (one per pair, NIL-initialised), so that a class of k members is not
 // one warp's serial walk (one warp per class took k/32 passes, each over the whole growing
-// list of r). merge_parts and merge_parts_into take an array of jobs (u64[5] each: pairs,
-// npairs, S, T, H) and run job blockIdx.y, so that unions of different lists run at once (a
-// merge makes five; one after the other, each waited on its few longest classes). Both raise
-// ctl[CTL_OVF_RULES] when the pool is full (H stays valid; run them again after growing: they
-// only OR) and do nothing when it is already raised.
+// list of r). merge_parts and merge_parts_into run job blockIdx.y of a table (u64[3] per
+// job: S, H, skip_self) over one shared, sorted pair array, whose count they read from the
+// device (*npairs: no synchronisation to learn it; pairs past it are padding); job j's
+// scratch heads are T + j * stride. Unions of different lists thus run at once (a merge
+// makes five; one after the other, each waited on its few longest classes). With skip_self,
+// the pair (r, r) adds nothing (H(r) ∪= S(r) is a no-op when S is H). Both raise
+// ctl[CTL_OVF_RULES] when the pool is full (H stays valid; run them again after growing:
+// they only OR) and do nothing when it is already raised.
 struct UnionJob {
-    const u64* pairs;
-    u64 npairs;
     const u32* S;
     u32* T;
     u32* H;
+    bool skip_self;
 };
 
 // This block row's job and the first of this warp's 32 pairs; false when they lie past the
-// job's pairs (the warp has nothing to do).
-__device__ __forceinline__ bool union_job(const u64* __restrict__ jobs, UnionJob& job, u64& first) {
-    const u64* j = jobs + 5 * (u64)blockIdx.y;
-    job = UnionJob{(const u64*)j[0], j[1], (const u32*)j[2], (u32*)j[3], (u32*)j[4]};
+// pairs (the warp has nothing to do).
+__device__ __forceinline__ bool union_job(const u64* __restrict__ jobs, u32* T, u64 stride,
+                                          u64 npairs, UnionJob& job, u64& first) {
+    const u64* j = jobs + 3 * (u64)blockIdx.y;
+    job = UnionJob{(const u32*)j[0], T + stride * blockIdx.y, (u32*)j[1], j[2] != 0};
     first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * 32;
-    return first < job.npairs;
+    return first < npairs;
 }
 
 // merge_parts: warp g takes the pairs [32g, 32g + 32); every stretch of one key r inside
 // them (a part of r's run) is unioned into the scratch head T[i0], i0 the stretch's first
 // index. All warps work at once.
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-merge_parts(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
+merge_parts(const u64* __restrict__ jobs, const u64* __restrict__ pairs, const u64* __restrict__ count,
+            u32* T, u64 stride, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const u64 npairs = *count;
     UnionJob job;
     u64 first;
-    if (!union_job(jobs, job, first)) return;
+    if (!union_job(jobs, T, stride, npairs, job, first)) return;
     const u32 lane = lane_id();
     const u64 i = first + lane;
-    const bool valid = i < job.npairs;
-    u32 key = valid ? (u32)(job.pairs[i] >> 32) : NIL;
-    u32 m = valid ? (u32)job.pairs[i] : NIL;
+    const bool valid = i < npairs;
+    u32 key = valid ? (u32)(pairs[i] >> 32) : NIL;
+    u32 m = valid ? (u32)pairs[i] : NIL;
     u32 before = __shfl_up_sync(FULL_MASK, key, 1);
     u32 starts = __ballot_sync(FULL_MASK, valid && (lane == 0 || before != key));
     while (starts) {
         int sl = __ffs(starts) - 1;
         starts &= starts - 1;
         const u32 r = __shfl_sync(FULL_MASK, key, sl);
-        u32 src = valid && key == r ? job.S[m] : NIL;
+        u32 src = valid && key == r && !(job.skip_self && m == r) ? job.S[m] : NIL;
         if (__any_sync(FULL_MASK, src != NIL) &&
             union_many(p, &job.T[first + sl], src, NIL, NIL, CTL_OVF_RULES) < 0)
             return;
@@ -192,16 +200,16 @@ merge_parts(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
 // run's first pair does it. The parts of a run [s, e) start at s and at every multiple of
 // 32 inside it. A job's S may be its H (merge_parts only reads, into a fresh T).
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-merge_parts_into(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
+merge_parts_into(const u64* __restrict__ jobs, const u64* __restrict__ pairs,
+                 const u64* __restrict__ count, u32* T, u64 stride, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const u64 npairs = *count;
     UnionJob job;
     u64 first;
-    if (!union_job(jobs, job, first)) return;
+    if (!union_job(jobs, T, stride, npairs, job, first)) return;
     const u32 lane = lane_id();
     const u64 i = first + lane;
-    const u64* pairs = job.pairs;
-    const u64 npairs = job.npairs;
     const u32 key = pair_key(pairs, npairs, i);
     u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i));
     while (starts) {
@@ -223,25 +231,72 @@ merge_parts_into(const u64* __restrict__ jobs, u32* pool_w, u64* ctl, u32 cap) {
     }
 }
 
-// What a member has not seen of its merged class: X(m) = newP(r) \ P(m) for members[i] = m,
-// reps[i] = r, when uses[m] (a rule reads ΔP of m); one warp per member. The rule instances
-// whose source is m have seen P(m) \ ΔP(m), so ΔP(r) = ⋃ (ΔP(m) ∪ X(m)) is all they need.
-// Members without such instances add only their ΔP. X: NIL-initialized scratch heads (each
-// written by one warp). Overflow as merge_parts.
+// What a member has not seen of its merged class: X(m) = newP(r) \ P(m) for every pair
+// (r << 32 | m) of the sorted class pairs (the first *count), when uses[m] (a rule reads ΔP
+// of m); one warp per pair. The rule instances whose source is m have seen P(m) \ ΔP(m), so
+// ΔP(r) = ⋃ (ΔP(m) ∪ X(m)) is all they need. Members without such instances add only their
+// ΔP. X: NIL-initialized scratch heads (each written by one warp). Overflow as merge_parts.
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-member_diff(const u32* __restrict__ members, const u32* __restrict__ reps, u32 n_members,
+member_diff(const u64* __restrict__ pairs, const u64* __restrict__ count,
             const u32* __restrict__ P, const u32* __restrict__ newP,
             const unsigned char* __restrict__ uses, u32* X, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const u64 n_pairs = *count;
     const u32 lane = lane_id();
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     u64 n_warps = ((u64)gridDim.x * blockDim.x) / 32;
-    for (u64 i = warp; i < n_members; i += n_warps) {
-        const u32 m = members[i];
+    for (u64 i = warp; i < n_pairs; i += n_warps) {
+        const u32 m = (u32)pairs[i];
         if (!uses[m]) continue;
-        const u32 t = newP[reps[i]];
+        const u32 t = newP[(u32)(pairs[i] >> 32)];
         if (union_many(p, &X[m], lane == 0 ? t : NIL, P[m], NIL, CTL_OVF_RULES) < 0) return;
+    }
+}
+
+// out[v] = parent[rep[v]] for v < n: the representative table after the batch (parent
+// flattened by uf_flatten; run before class_pairs resets it).
+extern "C" __global__ void remap_rep(u32 n, const u32* __restrict__ rep, const u32* __restrict__ parent,
+                                     u32* out) {
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) out[v] = parent[rep[v]];
+}
+
+// The classes of a flattened batch as pairs (r << 32 | m), unsorted, into out[0, 2k) for k
+// merged nodes: (r, a) for every node a with r = parent[a] != a (a merged into r), and (r, r)
+// once per class (the first thread to stamp r with `stamp`, a value stamp[] does not hold
+// yet, writes it). ctl[CTL_MERGE_FILL] counts the pairs and ctl[CTL_MERGE_OLDS] the merged
+// nodes (both zero before). parent is reset to the identity on the way (a thread reads and
+// writes only its own entry, and a root's entry stays itself).
+extern "C" __global__ void class_pairs(u32 n, u32* parent, u32* stamp_of, u32 stamp, u64* out, u64* ctl) {
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        const u32 r = parent[v];
+        if (r == v) continue;
+        parent[v] = v;
+        atomicAdd(&ctl[CTL_MERGE_OLDS], 1ull);
+        out[atomicAdd(&ctl[CTL_MERGE_FILL], 1ull)] = (u64)r << 32 | v;
+        if (atomicExch(&stamp_of[r], stamp) != stamp)
+            out[atomicAdd(&ctl[CTL_MERGE_FILL], 1ull)] = (u64)r << 32 | r;
+    }
+}
+
+// After the unions: P(r) = newP(r), ΔP(r) = newΔP(r) for each class's pair (r, r); ΔP and
+// Δc⁻¹ of every merged node emptied (pairs (r, a), a != r). One thread per pair.
+extern "C" __global__ void merge_commit(const u64* __restrict__ pairs, const u64* __restrict__ count,
+                                        u32* P, u32* D, u32* DC, const u32* __restrict__ newP,
+                                        const u32* __restrict__ newD) {
+    const u64 n_pairs = *count;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n_pairs; i += stride) {
+        const u32 r = (u32)(pairs[i] >> 32), m = (u32)pairs[i];
+        if (m == r) {
+            P[r] = newP[r];
+            D[r] = newD[r];
+        } else {
+            D[m] = NIL;
+            DC[m] = NIL;
+        }
     }
 }
 

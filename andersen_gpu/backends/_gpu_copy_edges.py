@@ -14,7 +14,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ._gpu_pool import BLOCK, DevicePool, module, persistent_grid
+from ._gpu_pool import BLOCK, DevicePool, fill_bytes, module, persistent_grid
 
 
 def _module():
@@ -43,7 +43,7 @@ def apply_copy_pairs(pairs: cupy.ndarray, npairs: int, P: cupy.ndarray, D: cupy.
     # part-list heads, all NIL (0xFF bytes): the solve's scratch, set by one memset
     # (``cupy.full`` cost about 20 us of host time a round)
     parts = pool.scratch("copy_parts", (npairs >> shift) + 1)
-    cupy.cuda.runtime.memsetAsync(parts.data.ptr, 0xFF, parts.nbytes, cupy.cuda.get_current_stream().ptr)
+    fill_bytes(parts, 0xFF)
     blocks = (((npairs + 31) // 32) * 32 + BLOCK - 1) // BLOCK
     f = _module().get_function
     f("apply_copy_pairs")((blocks,), (BLOCK,), (

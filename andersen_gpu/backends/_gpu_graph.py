@@ -167,13 +167,17 @@ class DeviceGraph:
         f("compact")(_blocks(k), (BLOCK,), (self.nodes, flag, pos, np.uint64(k), out, np.uint32(n_work)))
         return out
 
-    def consumers(self, succ: cupy.ndarray) -> cupy.ndarray:
-        """uint8[n]: 1 for the representatives whose ΔP some rule reads (load and gep sources,
-        store pointers, HCD pointers, nodes with copy successors), under the current ``rep``."""
-        uses = (succ[:self.n] != np.uint32(0xFFFFFFFF)).astype(cupy.uint8)
-        if self._readers.size:
-            uses[self.rep[self._readers]] = 1
-        return uses
+    def consumers(self, succ: cupy.ndarray, uses: cupy.ndarray) -> None:
+        """Fill ``uses`` (uint8[>= n]) with 1 for the representatives whose ΔP some rule reads
+        (load and gep sources, store pointers, HCD pointers, nodes with copy successors), under
+        the current ``rep``, else 0. Two launches, no synchronisation."""
+        if not self.n:
+            return
+        f = module("graph.cu").get_function
+        f("consumers_init")(_blocks(self.n), (BLOCK,), (np.uint32(self.n), succ, uses))
+        k = int(self._readers.size)
+        if k:
+            f("consumers_mark")(_blocks(k), (BLOCK,), (self._readers, np.uint64(k), self.rep, uses))
 
     def initial_pairs(self) -> tuple[cupy.ndarray, cupy.ndarray]:
         """Sorted uint64 (rep x) << 32 | y for x = &y, and (rep x) << 32 | (rep y) for x = y."""

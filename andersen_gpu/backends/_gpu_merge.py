@@ -7,7 +7,8 @@ the next round's kernels; the N and NC lists are then empty):
   the ΔP of HCD pointers, and the strongly connected components of the copy edges
   y →c x whose ends have equal P (found every ``cycle_period`` rounds when new edges came);
 * groups them into classes on the device (a lock-free union-find, ``uf_union``), the
-  smallest id of a class becoming its representative; HCD pairs may wait some rounds
+  smallest id of a class becoming its representative, and lists each class as pairs
+  (r << 32 | m), counted on the device (``class_pairs``); HCD pairs may wait some rounds
   (``merge_period``) and are then applied in one batch;
 * unions P of the class into its representative r and sets ΔP(r) to what some rule of a
   member has not seen yet: ⋃ ΔP(m) ∪ ⋃ (P(r) \\ P(m)) over the members m, the second term only
@@ -15,6 +16,11 @@ the next round's kernels; the N and NC lists are then empty):
   union in two levels (merge_parts, merge_parts_into; the independent unions in one launch);
   empties ΔP, Δc⁻¹ of merged nodes; remaps ``g.rep`` (staying a fixpoint), rebuilds the graph
   lists under the new table and recounts the control block.
+
+A batch synchronises once, after its unions (overflow and counts in one read of the control
+block): its cost is mostly host time, the launches and allocations of its steps (H200,
+598041f: about 3 ms a batch on linux, gimp, php and gdb, of which under 1 ms ran on the
+device), so the steps are few kernels over buffers the merger keeps.
 
 The HCD kernel runs right after every update (:meth:`OnlineMerger.launch_hcd`), so that its
 pair count comes back with the round's control block and a round without HCD pairs costs no
@@ -32,11 +38,11 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from . import _gpu_sets
-from ._gpu_pool import (BLOCK, CTL_CHANGED, CTL_NACTIVE, CTL_NPAIRS, CTL_NSUCC, CTL_OVF_RULES,
-                        CTL_TOP, NIL, DevicePool, module, persistent_grid)
+from . import _gpu_sets, _gpu_sort
+from ._gpu_pool import BLOCK, CTL_OVF_RULES, CTL_TOP, DevicePool, fill_bytes, module, persistent_grid
 
 CTL_MERGE_FILL = 14  # must match kernels_cu/merge.cu
+CTL_MERGE_OLDS = 15
 INITIAL_PAIR_BUFFER = 1 << 16  # merge pairs the buffer holds at first (it grows)
 # What a small merge costs in launches and synchronisations (H200: ex, perl, gcc merged every
 # round at 2-2.3 ms a merge at 869dac4, 1.5-1.8 ms once the graph rebuild went into graph.cu;
@@ -73,23 +79,6 @@ def strong_pairs(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     leader = ids[first][label]
     keep = big & (leader != ids)
     return ids[keep], leader[keep]
-
-
-def _union_runs(pool: DevicePool, jobs: list[tuple[cupy.ndarray, cupy.ndarray, cupy.ndarray]]) -> None:
-    """For every job (runs, S, H): H(r) ∪= S(m) for the pairs (r << 32 | m) of ``runs``
-    (uint64, sorted), in two levels (merge_parts, merge_parts_into); the jobs run at once, so
-    no two may write one list and none may read a list another writes. No synchronisation."""
-    sizes = [int(runs.size) for runs, _, _ in jobs]
-    scratch = cupy.full(max(sum(sizes), 1), NIL, cupy.uint32)
-    table = np.zeros((len(jobs), 5), np.uint64)
-    at = 0
-    for row, ((runs, S, H), k) in zip(table, zip(jobs, sizes)):
-        row[:] = (runs.data.ptr, k, S.data.ptr, scratch.data.ptr + 4 * at, H.data.ptr)
-        at += k
-    table_dev = cupy.asarray(table)
-    grid = ((max(max(sizes), 1) + BLOCK - 1) // BLOCK, len(jobs))   # a warp per 32 pairs
-    for name in ("merge_parts", "merge_parts_into"):
-        _module().get_function(name)(grid, (BLOCK,), (table_dev, *pool.args()))
 
 
 class OnlineMerger:
@@ -130,16 +119,40 @@ class OnlineMerger:
         self.buf = cupy.empty(INITIAL_PAIR_BUFFER, cupy.uint64)
         self.pending = 0          # HCD pairs in buf[:pending], found but not applied yet
         self.last_apply = 0       # round of the last merge
-        self.parent = cupy.arange(max(g.n, 1), dtype=cupy.uint32)
+        n = max(g.n, 1)
+        self.parent = cupy.arange(n, dtype=cupy.uint32)   # the identity between batches
+        # kept for every batch, so that a batch allocates nothing but its new rep table:
+        # scratch heads newP, newΔP and X (NIL-filled per batch), the consumer marks, the
+        # class stamps, the class pairs and the union scratch heads (grown when short)
+        self.newP, self.newD, self.X = (cupy.empty(n, cupy.uint32) for _ in range(3))
+        self.uses = cupy.empty(n, cupy.uint8)
+        self.stamp_of = cupy.zeros(n, cupy.uint32)
+        self.stamp = 0
+        self.every = cupy.empty(1, cupy.uint64)
+        self.union_heads = cupy.empty(1, cupy.uint32)
+        P, D, _, C, DC, _ = heads
+        # the unions of a batch (merge_parts jobs: S, H, skip_self): every list of the class
+        # into r's (newP, newΔP: scratch heads; c⁻¹, Δc⁻¹, succ in place), then X into newΔP
+        self.unions = self._job_table([(P, self.newP, 0), (D, self.newD, 0), (C, C, 1), (DC, DC, 1),
+                                       (succ, succ, 1)])
+        self.unions_x = self._job_table([(self.X, self.newD, 0)])
         self.pcls = pcls
         self.pcls_fresh = False   # pcls holds the set classes of the current P (no merge since)
         self.new_edges = 0
         self.merged_nodes = self.merge_rounds = self.hcd_pairs = self.candidates = self.scans = 0
 
+    @staticmethod
+    def _job_table(jobs) -> cupy.ndarray:
+        """u64[len(jobs), 3] device table of union jobs (S, H, skip_self): the arrays are
+        the merger's and the solver's own, never reallocated, so it is built once."""
+        return cupy.asarray(np.array([(S.data.ptr, H.data.ptr, skip) for S, H, skip in jobs], np.uint64))
+
     # -- finding ---------------------------------------------------------------------------
 
     def _launch_hcd_pairs(self, lists: cupy.ndarray) -> None:
+        """hcd_pairs over ``lists``, appending after the ``pending`` pairs."""
         g = self.g
+        self.pool.ctl[CTL_MERGE_FILL] = self.pending
         _module().get_function("hcd_pairs")((persistent_grid(),), (BLOCK,), (
             g.hcd_ptr, g.hcd_target, np.uint32(g.n_hcd), g.rep, lists, np.uint32(g.i2p),
             self.buf, np.uint64(self.buf.size), *self.pool.args()))
@@ -156,7 +169,6 @@ class OnlineMerger:
         its solve (H200, f5009a0: 19.7 ms merging by "auto", 17.9 with hcd=0)."""
         if not self.hcd or not self.merging:
             return
-        self.pool.ctl[CTL_MERGE_FILL] = self.pending
         self._launch_hcd_pairs(self.heads[1])
 
     def _take_hcd(self, total: int, lists: cupy.ndarray) -> None:
@@ -165,7 +177,6 @@ class OnlineMerger:
         it and emit them again."""
         if total > self.buf.size:
             self._grow_buf(total)
-            self.pool.ctl[CTL_MERGE_FILL] = self.pending
             self._launch_hcd_pairs(lists)
             total = int(self.pool.ctl[CTL_MERGE_FILL].get())
         self.hcd_pairs += total - self.pending
@@ -176,7 +187,6 @@ class OnlineMerger:
         merging started: one hcd_pairs launch over P (which holds every ΔP so far), so the
         pairs are those the skipped launches would have found."""
         P = self.heads[0]
-        self.pool.ctl[CTL_MERGE_FILL] = self.pending
         self._launch_hcd_pairs(P)
         self._take_hcd(int(self.pool.ctl[CTL_MERGE_FILL].get()), P)
 
@@ -209,23 +219,34 @@ class OnlineMerger:
             *self.pool.args())))
         return found[self.pending:].get()
 
-    def _group(self, pairs: cupy.ndarray) -> tuple[cupy.ndarray, cupy.ndarray] | None:
-        """Classes of the pairs (ends read through ``g.rep``) on the device: (olds, news),
-        uint32, news[j] the smallest representative of the class of olds[j] != news[j]. The
-        olds are distinct representatives (uf_union links roots read through ``g.rep`` only)
-        and no new is an old."""
-        n, parent = self.g.n, self.parent
+    def _group(self, pairs: cupy.ndarray) -> int:
+        """Group the pairs (ends read through ``g.rep``) into classes on the device, without a
+        synchronisation. Leaves ``new_rep`` (the table after the batch: every member of a
+        class maps to its smallest representative) and, in ``every[:cap]`` sorted, the class
+        pairs (r << 32 | m), one per merged node m and one (r, r) per class, then padding
+        (all ones); their count in ctl[CTL_MERGE_FILL], the merged nodes' in
+        ctl[CTL_MERGE_OLDS]. Returns ``cap``. The merged nodes are distinct representatives
+        (uf_union links roots read through ``g.rep`` only), and no r is one of them."""
+        g, n, parent = self.g, self.g.n, self.parent
         f = _module().get_function
         grid = lambda k: (min(max(1, (k + BLOCK - 1) // BLOCK), persistent_grid()),)  # noqa: E731
-        f("uf_union")(grid(pairs.size), (BLOCK,), (pairs, np.uint64(pairs.size), self.g.rep, parent))
+        f("uf_union")(grid(pairs.size), (BLOCK,), (pairs, np.uint64(pairs.size), g.rep, parent))
         f("uf_flatten")(grid(n), (BLOCK,), (np.uint32(n), parent))
-        ident = cupy.arange(n, dtype=cupy.uint32)
-        olds = cupy.flatnonzero(parent[:n] != ident).astype(cupy.uint32)
-        news = parent[olds]
-        parent[:n] = ident   # the identity again for the next batch
-        return (olds, news) if olds.size else None
+        self.new_rep = cupy.empty(max(n, 1), cupy.uint32)
+        f("remap_rep")(grid(n), (BLOCK,), (np.uint32(n), g.rep, parent, self.new_rep))
+        cap = 2 * int(pairs.size)   # a link merges one node; each class adds (r, r)
+        if self.every.size < cap:
+            self.every = cupy.empty(2 * cap, cupy.uint64)
+        every = self.every[:cap]
+        fill_bytes(every, 0xFF)
+        fill_bytes(self.pool.ctl[CTL_MERGE_FILL:], 0)
+        self.stamp += 1
+        f("class_pairs")(grid(n), (BLOCK,), (np.uint32(n), parent, self.stamp_of, np.uint32(self.stamp),
+                                             every, self.pool.ctl))
+        _gpu_sort.sort_keys(every)
+        return cap
 
-    def _find(self, round_no: int, scan: bool) -> tuple[cupy.ndarray, cupy.ndarray] | None:
+    def _find(self, round_no: int, scan: bool) -> int:
         pairs = self.buf[:self.pending]
         if scan:
             self.new_edges = 0
@@ -239,7 +260,7 @@ class OnlineMerger:
                     strong = (a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64)
                     pairs = cupy.concatenate([pairs, cupy.asarray(strong)])
         self.pending = 0
-        return self._group(pairs) if pairs.size else None
+        return self._group(pairs) if pairs.size else 0
 
     def step(self, round_no: int, new_edges: int, ctl_host: np.ndarray, round_ms: float = 0.0) -> bool:
         """Look for merges before round ``round_no`` and apply them; True when any was made
@@ -268,13 +289,14 @@ class OnlineMerger:
                and round_no - self.last_apply >= self.merge_period)
         if not (due or scan):
             return False
-        found = self.timer.run("merge_find", self._find, round_no, scan)
-        if found is None:
+        cap = self.timer.run("merge_find", self._find, round_no, scan)
+        if not cap:
             return False
-        olds, news = found
-        self.timer.run("merge_apply", self._apply, olds, news)
+        merged = self.timer.run("merge_apply", self._apply, cap)
+        if not merged:
+            return False
         self.pcls_fresh = False
-        self.merged_nodes += int(olds.size)
+        self.merged_nodes += merged
         self.merge_rounds += 1
         self.last_apply = round_no
         return True
@@ -286,41 +308,49 @@ class OnlineMerger:
 
     # -- applying --------------------------------------------------------------------------
 
-    def _apply(self, olds: cupy.ndarray, news: cupy.ndarray) -> None:
-        g, pool, n = self.g, self.pool, self.g.n
-        P, D, N, C, DC, NC = self.heads
-        gained = cupy.unique(news)
-        members = cupy.concatenate([olds, gained])                # every member, r included
-        reps = cupy.concatenate([news, gained])
-        pairs = (reps.astype(cupy.uint64) << np.uint64(32)) | members.astype(cupy.uint64)
-        own = cupy.sort(pairs[:olds.size])                         # (r, a), a merged into r
-        every = cupy.sort(pairs)                                   # (r, m), m in r's class
-        uses = g.consumers(self.succ)      # under the old table, before succ is merged
-        diff = _module().get_function("member_diff")
+    def _apply(self, cap: int) -> int:
+        """Apply the batch that :meth:`_group` left (``cap`` class-pair slots); the number of
+        nodes merged (0: nothing changed, and the control block's counts are those of the
+        last update)."""
+        g, pool = self.g, self.pool
+        P, D = self.heads[:2]
+        DC = self.heads[4]
+        f = _module().get_function
+        every, count = self.every[:cap], self.pool.ctl[CTL_MERGE_FILL:]
+        g.consumers(self.succ, self.uses)   # under the old table, before succ is merged
+        blocks = (cap + BLOCK - 1) // BLOCK   # a warp per 32 pairs
         while True:
-            newP, newD, X = (cupy.full(n, NIL, cupy.uint32) for _ in range(3))
+            for heads in (self.newP, self.newD, self.X):
+                fill_bytes(heads, 0xFF)
+            scratch = self._union_heads(6 * cap)
+            fill_bytes(scratch, 0xFF)
             # five independent unions at once; ΔP's second half needs newP (member_diff)
-            _union_runs(pool, [(every, P, newP), (every, D, newD), (own, C, C), (own, DC, DC),
-                               (own, self.succ, self.succ)])
-            diff((persistent_grid(),), (BLOCK,), (members, reps, np.uint32(members.size), P, newP,
-                                                 uses, X, *pool.args()))
-            _union_runs(pool, [(every, X, newD)])
+            for name in ("merge_parts", "merge_parts_into"):
+                f(name)((blocks, 5), (BLOCK,), (self.unions, every, count, scratch, np.uint64(cap), *pool.args()))
+            f("member_diff")((persistent_grid(),), (BLOCK,), (every, count, P, self.newP, self.uses, self.X,
+                                                             *pool.args()))
+            x_heads = scratch[5 * cap:]
+            for name in ("merge_parts", "merge_parts_into"):
+                f(name)((blocks, 1), (BLOCK,), (self.unions_x, every, count, x_heads, np.uint64(cap), *pool.args()))
             c = pool.ctl.get()
             if not c[CTL_OVF_RULES]:   # only ORs so far: after a growth all of it runs again
                 break
             pool.grow(int(c[CTL_TOP]))
             pool.ctl[CTL_OVF_RULES] = 0
-        P[gained] = newP[gained]
-        D[gained] = newD[gained]
-        D[olds] = NIL
-        DC[olds] = NIL
-        remap = cupy.arange(n, dtype=cupy.uint32)
-        remap[olds] = news
-        # olds are distinct representatives that stop being ones (see _group)
-        g.rekey(remap[g.rep], g.n_work - int(olds.size))
-        ctl = pool.ctl
-        for slot in (CTL_CHANGED, CTL_NPAIRS, CTL_NSUCC, CTL_NACTIVE):
-            ctl[slot] = 0
-        _module().get_function("recount")((persistent_grid(),), (BLOCK,), (
+        merged = int(c[CTL_MERGE_OLDS])
+        if not merged:
+            return 0
+        f("merge_commit")(((cap + BLOCK - 1) // BLOCK,), (BLOCK,), (every, count, P, D, DC, self.newP, self.newD))
+        # the merged nodes are distinct representatives that stop being ones (see _group)
+        g.rekey(self.new_rep, g.n_work - merged)
+        pool.clear_counts()
+        f("recount")((persistent_grid(),), (BLOCK,), (
             g.nodes, np.uint32(g.n_work), D, DC, self.succ, g.s_ptr, np.uint32(g.i2p),
             *pool.args()))
+        return merged
+
+    def _union_heads(self, size: int) -> cupy.ndarray:
+        """uint32[size] scratch heads for the unions, kept and grown."""
+        if self.union_heads.size < size:
+            self.union_heads = cupy.empty(2 * size, cupy.uint32)
+        return self.union_heads[:size]

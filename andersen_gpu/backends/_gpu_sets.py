@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cupy
 import numpy as np
 
-from ._gpu_pool import BLOCK, NIL, module, persistent_grid
+from ._gpu_pool import BLOCK, NIL, fill_bytes, module, persistent_grid
 
 
 def _module():
@@ -84,8 +84,7 @@ class ClassTable:
         size = 1 << max(10, (2 * k - 1).bit_length())   # at least 2k slots: probes stay short
         if self.table.size != size:
             self.table = cupy.empty(size, cupy.uint64)
-        stream = cupy.cuda.get_current_stream()
-        cupy.cuda.runtime.memsetAsync(self.table.data.ptr, 0xFF, self.table.nbytes, stream.ptr)
+        fill_bytes(self.table, 0xFF)
         # cls: of every x in nodes (of those with member[x] == stamp); table: claimed slots
         _module().get_function("class_table")((persistent_grid(),), (BLOCK,), (
             nodes, np.uint32(k), heads, pool_words, self.table, np.uint32(size - 1), cls,

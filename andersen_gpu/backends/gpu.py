@@ -389,11 +389,6 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
             c = read_ctl()
         return c
 
-    def clear_counts() -> None:
-        # ctl[CTL_CHANGED:] = 0 by one memset (an elementwise kernel costs more to launch)
-        cupy.cuda.runtime.memsetAsync(ctl.data.ptr + 8 * CTL_CHANGED, 0, 8 * (ctl.size - CTL_CHANGED),
-                                      cupy.cuda.get_current_stream().ptr)
-
     def room(buf: cupy.ndarray, need: int) -> cupy.ndarray:
         return buf if need <= buf.size else cupy.empty(max(need, 2 * buf.size), cupy.uint64)
 
@@ -446,7 +441,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
                 pleaders = timer.run("set_classes", _gpu_sets.class_leaders, g.nodes, pc, g.n_work)
                 pcls[g.nodes[pc.order]] = pleaders[pc.seg]
         while True:
-            clear_counts()
+            pool.clear_counts()
             if nactive:
                 # active_pairs: (x, class of y) for y →c x with ΔP(y) ≠ ∅, sorted by x
                 # (none when the update counted none: succ has not changed since)
@@ -514,7 +509,7 @@ def solve(cs: ConstraintSet, preprocess: bool = True, pointer_equivalence: bool 
 
     sol = Solution(node_set.get(), indptr.get(), indices.get(), names=original.names)
     t_back = time.perf_counter()
-    dev_name = _device_name(cupy)
+    dev_name = _device_name()
     notes.update(graph_build_ms=round((t_graph - t_build) * 1e3, 3),
                  copy_back_ms=round((t_back - t_solved) * 1e3, 3),
                  final_edges=final_edges, distinct_sets=n_sets, pool_elements_used=pool_used,
@@ -584,13 +579,8 @@ def _unique_sorted(view):
     return view[keep]
 
 
-_DEVICE_NAMES: dict[int, str] = {}
-
-
-def _device_name(cupy) -> str:
-    """The current device's name, memoized (``getDeviceProperties`` took 1.2 ms a solve)."""
-    dev = cupy.cuda.Device().id
-    if dev not in _DEVICE_NAMES:
-        name = cupy.cuda.runtime.getDeviceProperties(dev)["name"]
-        _DEVICE_NAMES[dev] = name.decode() if isinstance(name, bytes) else str(name)
-    return _DEVICE_NAMES[dev]
+def _device_name() -> str:
+    """The current device's name."""
+    from ._gpu_pool import device_properties
+    name = device_properties()["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
