@@ -71,19 +71,35 @@ extern "C" __global__ void insert_pairs(const u64* __restrict__ pairs, u64 npair
 // The same insertion in two steps, for long runs of one key (a heavily shared pointee's
 // successors: one warp walking a run of 10^5 pairs 32 at a time was most of a round).
 //
-// pack_records, one thread per pair: pair i belongs to record gidx[i] (records are the
-// distinct (key, id / ELEM_BITS) of the sorted pairs, numbered in order); it ORs its bit into
-// word 1 + (id % ELEM_BITS) / 32 of that 32-word record, and the first pair of a record
-// writes its base into word 0 and its key into word 31. `rec` is zeroed before the launch.
+// record_starts, one thread per pair: start[i] = 1 where pair i opens a record (its key or
+// its element base id / ELEM_BITS differs from pair i - 1's), else 0. The caller's inclusive
+// prefix sum `pos` numbers the records from 1, in order.
+extern "C" __global__ void record_starts(const u64* __restrict__ pairs, u64 npairs, u32* start) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < npairs; i += stride) {
+        const u64 pr = pairs[i];
+        bool opens = i == 0;
+        if (!opens) {
+            const u64 before = pairs[i - 1];
+            opens = (pr >> 32) != (before >> 32) || (u32)pr / ELEM_BITS != (u32)before / ELEM_BITS;
+        }
+        start[i] = opens;
+    }
+}
+
+// pack_records, one thread per pair: pair i belongs to record pos[i] - 1 (pos from
+// record_starts); it ORs its bit into word 1 + (id % ELEM_BITS) / 32 of that 32-word record,
+// and the first pair of a record writes its base into word 0 and its key into word 31. `rec`
+// is zeroed before the launch.
 extern "C" __global__ void pack_records(const u64* __restrict__ pairs, u64 npairs,
-                                        const u32* __restrict__ gidx, u32* rec) {
+                                        const u32* __restrict__ pos, u32* rec) {
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < npairs; i += stride) {
         const u64 pr = pairs[i];
         const u32 id = (u32)pr, r = id % ELEM_BITS;
-        u32* out = rec + (size_t)gidx[i] * ELEM_WORDS;
+        u32* out = rec + (size_t)(pos[i] - 1) * ELEM_WORDS;
         atomicOr(&out[1 + r / 32], 1u << (r % 32));
-        if (i == 0 || gidx[i - 1] != gidx[i]) {
+        if (i == 0 || pos[i - 1] != pos[i]) {
             out[0] = id / ELEM_BITS;
             out[ELEM_WORDS - 1] = (u32)(pr >> 32);
         }

@@ -160,14 +160,19 @@ def test_element_and_word_boundaries(base):
     assert_same(cs)
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 31, 32, 33, 1000, 1024, 1025, 4095, 4096, 4097, 10000])
-def test_sort_keys_small_and_large(n):
-    # the one-block bitonic sort up to 4,096 keys, CuPy's beyond; repeats, the all-ones key
-    # (the padding value), and a prefix of a larger buffer whose tail must stay untouched
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 31, 32, 33, 1000, 1024, 1025, 4095, 4096, 4097, 8192, 8193,
+                               3 * 4096 + 5, 100_000, 1 << 19, (1 << 19) + 1])
+@pytest.mark.parametrize("spread", ["wide", "few"])
+def test_sort_keys_small_and_large(n, spread):
+    # the one-block bitonic sort up to 4,096 keys, chunks and merge passes up to 2^19, CuPy's
+    # beyond; repeats (within and across the merged runs: "few" draws from 7 values), the
+    # all-ones key (the padding value), and a prefix of a larger buffer whose tail must stay
+    # untouched
     import cupy
     from andersen_gpu.backends._gpu_sort import sort_keys
     rng = np.random.default_rng(n)
-    host = rng.integers(0, 2**63, n + 50, dtype=np.uint64) * np.uint64(2)
+    high = 2**63 if spread == "wide" else 7
+    host = rng.integers(0, high, n + 50, dtype=np.uint64) * np.uint64(2)
     host[: n // 3] = host[n // 3: 2 * (n // 3)]
     if n:
         host[n // 2] = np.uint64(2**64 - 1)

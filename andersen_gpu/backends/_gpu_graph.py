@@ -20,6 +20,7 @@ import numpy as np
 from constraints.model import ConstraintSet
 
 from ._gpu_pool import BLOCK, module
+from ._gpu_sort import sort_keys
 
 
 def _u32(a: np.ndarray) -> cupy.ndarray:
@@ -56,7 +57,7 @@ def build_csr(n: int, rep: cupy.ndarray, dst: cupy.ndarray, src: cupy.ndarray,
         order = cupy.argsort(keys)
         keys = keys[order]
     else:
-        keys.sort()
+        sort_keys(keys)             # no synchronisation up to _gpu_sort.MERGE_SORT_MAX keys
         order, off = keys, dst      # dummies, not read
     first = cupy.empty(m, cupy.uint32)
     f("csr_first")(_blocks(m), (BLOCK,), (keys, order, off, np.int32(has_off), np.uint64(m), first))
@@ -182,12 +183,14 @@ class DeviceGraph:
     def initial_pairs(self) -> tuple[cupy.ndarray, cupy.ndarray]:
         """Sorted uint64 (rep x) << 32 | y for x = &y, and (rep x) << 32 | (rep y) for x = y."""
         ad, as_ = self._addr
-        addr = cupy.sort(self._pairs(self.rep[ad], as_)) if ad.size else cupy.zeros(0, cupy.uint64)
+        addr = self._pairs(self.rep[ad], as_) if ad.size else cupy.zeros(0, cupy.uint64)
+        sort_keys(addr)
         cd, cs_ = self._copy
         if cd.size:
             rd, rs = self.rep[cd], self.rep[cs_]
             keep = rd != rs
-            copy = cupy.sort(self._pairs(rd[keep], rs[keep]))
+            copy = self._pairs(rd[keep], rs[keep])
+            sort_keys(copy)
         else:
             copy = cupy.zeros(0, cupy.uint64)
         return addr, copy

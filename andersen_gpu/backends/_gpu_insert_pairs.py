@@ -52,20 +52,18 @@ def _insert_records(pairs: cupy.ndarray, heads: cupy.ndarray, pool: DevicePool, 
     """The records path for sorted ``pairs``; False (nothing done) when the records would
     hold fewer than RECORD_MIN_FILL pairs each on average."""
     n = int(pairs.size)
-    # equal (key, element base) <=> equal record key; sorted pairs give sorted record keys
-    rkey = ((pairs >> np.uint64(32)) << np.uint64(32)) | ((pairs & _LOW) // _ELEM_BITS)
+    mod = _module()
+    blocks = min((n + BLOCK - 1) // BLOCK, 65535)
+    # records are the distinct (key, element base) of the sorted pairs, numbered in order
+    # (one kernel and a scan: the NumPy-style version made ten launches, 0.3 ms of host time)
     start = cupy.empty(n, cupy.uint32)
-    start[:1] = 1
-    start[1:] = rkey[1:] != rkey[:-1]
-    gidx = cupy.cumsum(start, dtype=cupy.uint32)
-    gidx -= np.uint32(1)
-    nrec = int(gidx[-1]) + 1
+    mod.get_function("record_starts")((blocks,), (BLOCK,), (pairs, np.uint64(n), start))
+    pos = cupy.cumsum(start, dtype=cupy.uint32)
+    nrec = int(pos[-1])
     if nrec * RECORD_MIN_FILL > n:
         return False
     rec = cupy.zeros(nrec * 32, cupy.uint32)
-    mod = _module()
-    blocks = min((n + BLOCK - 1) // BLOCK, 65535)
-    mod.get_function("pack_records")((blocks,), (BLOCK,), (pairs, np.uint64(n), gidx, rec))
+    mod.get_function("pack_records")((blocks,), (BLOCK,), (pairs, np.uint64(n), pos, rec))
     warps = (nrec + 31) // 32
     mod.get_function("insert_records")(((warps * 32 + BLOCK - 1) // BLOCK,), (BLOCK,), (
         rec, np.uint64(nrec), heads, np.uint32(heads.size), *pool.args(), np.int32(ovf_slot)))

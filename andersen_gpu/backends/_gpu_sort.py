@@ -1,11 +1,13 @@
-"""Launcher of kernels_cu/sort.cu: the per-round sorts of the solver's pair batches.
+"""Launcher of kernels_cu/sort.cu: the solver's sorts of pair batches, without a synchronisation.
 
-CuPy's sort (CUB radix sort through thrust: temporary storage and several launches) cost
-16 us of host time a call for 1,000 keys and 69 us for 3,000 on the H200's host (device
-call of 2026-11-30), and a round sorts up to three batches: on ex (47 rounds of a few
-hundred pairs) the sorts were an eighth of the solve. Batches of at most ``SMALL_SORT_MAX``
-keys are sorted by one block in one launch (``block_sort_u64``, bitonic, in shared
-memory); larger ones by CuPy.
+CuPy's sort (thrust's sort, which blocks until it is done) cost 16 us of host time a call for
+1,000 keys and 69 us for 3,000 on the H200's host (device call of 2026-11-30), and 0.11 ms a
+call for perl's larger batches, where the host then waited for the device: a stall a round.
+Batches of at most ``SMALL_SORT_MAX`` keys are sorted by one block in one launch
+(``block_sort_u64``, bitonic, in shared memory); batches of up to ``MERGE_SORT_MAX`` keys in
+chunks of that size by one launch and then by merge passes (``merge_runs_u64``, one launch
+each, ping-ponging with a scratch buffer); larger ones by CuPy, where the sort's own time
+dwarfs the stall.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ._gpu_pool import module
+from ._gpu_pool import BLOCK, module
 
 SMALL_SORT_MAX = 4096   # must match BLOCK_SORT_MAX in kernels_cu/sort.cu
+MERGE_SORT_MAX = 1 << 19
 
 
 def sort_keys(keys: cupy.ndarray) -> None:
@@ -23,9 +26,21 @@ def sort_keys(keys: cupy.ndarray) -> None:
     n = int(keys.size)
     if n <= 1:
         return
-    if n > SMALL_SORT_MAX:
+    if n > MERGE_SORT_MAX:
         keys.sort()
         return
-    size = 1 << (n - 1).bit_length()
-    threads = min(1024, max(32, size // 2))
-    module("sort.cu").get_function("block_sort_u64")((1,), (threads,), (keys, np.uint64(n)))
+    f = module("sort.cu").get_function
+    chunks = (n + SMALL_SORT_MAX - 1) // SMALL_SORT_MAX
+    size = 1 << (min(n, SMALL_SORT_MAX) - 1).bit_length()
+    f("block_sort_u64")((chunks,), (min(1024, max(32, size // 2)),), (keys, np.uint64(n)))
+    if chunks == 1:
+        return
+    src, dst = keys, cupy.empty_like(keys)
+    blocks = ((n + BLOCK - 1) // BLOCK,)
+    width = SMALL_SORT_MAX
+    while width < n:
+        f("merge_runs_u64")(blocks, (BLOCK,), (src, dst, np.uint64(n), np.uint64(width)))
+        src, dst = dst, src
+        width *= 2
+    if src is not keys:
+        keys[...] = src
