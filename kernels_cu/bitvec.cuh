@@ -28,7 +28,7 @@ typedef unsigned long long u64;
 // 443 -> 263 ms, same device call, 2026-11-30).
 #define UNION_UNROLL 4
 
-// Slots of the control block `ctl` (u64[16]), shared by every kernel.
+// Slots of the control block `ctl` (u64[24]), shared by every kernel.
 #define CTL_TOP 0          // next free element of the pool
 #define CTL_OVF_RULES 1    // a rule or insert kernel ran out of pool
 #define CTL_OVF_UPDATE 2   // the update kernel ran out of pool (resume it)
@@ -43,6 +43,10 @@ typedef unsigned long long u64;
 #define CTL_SUCC_FILL 11   // successor pairs emitted so far
 #define CTL_NACTIVE 12     // active copy edges (source with a non-empty ΔP) of the next round
 #define CTL_ACTIVE_FILL 13 // active copy edges emitted so far
+// 14, 15: merge.cu
+#define CTL_RULES_ITEMS 16  // nodes in the rule kernel's work list (rules_frontier)
+#define CTL_UPDATE_ITEMS 17 // nodes in the update kernel's work list (heads_frontier)
+#define CTL_EMIT_ITEMS 18   // nodes in emit_active_edges' work list (heads_frontier)
 
 struct Pool {
     u32* w;       // cap * 32 words
@@ -252,4 +256,40 @@ __device__ __forceinline__ u32 pair_key(const u64* __restrict__ pairs, u64 npair
 
 __device__ __forceinline__ bool run_begins(const u64* __restrict__ pairs, u64 npairs, u64 i) {
     return i < npairs && (i == 0 || pair_key(pairs, npairs, i - 1) != pair_key(pairs, npairs, i));
+}
+
+// Work lists: a per-node kernel that handed every representative to a warp through one
+// atomic counter paid a floor of a dependent-load chain and an atomic per node each round,
+// even when a handful of nodes had work (linux: 0.6 ms a round in the rule kernel over its
+// 265k representatives, 88 rounds; H200, 2026-11-30). A frontier kernel looks at 32 nodes a
+// warp, one per lane, and appends those with work to a list; the per-node kernel then walks
+// only the list (its length read on the device). Graphs of few representatives skip the
+// frontier (the per-node kernels then walk every representative). frontier_append: this
+// warp's nodes with `has` set, at slots from *count.
+__device__ __forceinline__ void frontier_append(bool has, u32 x, u32* work, u64* count) {
+    const u32 m = __ballot_sync(FULL_MASK, has);
+    if (!m) return;
+    u64 at = 0;
+    if (lane_id() == 0) at = atomicAdd(count, (u64)__popc(m));
+    at = __shfl_sync(FULL_MASK, at, 0) + __popc(m & ((1u << lane_id()) - 1u));
+    if (has) work[at] = x;
+}
+
+// heads_frontier: the nodes x of nodes[0, n_work) with a[x], b[x], c[x] or d[x] non-empty
+// (pass one array several times for fewer), appended to work (count in *count, zero before).
+extern "C" __global__ void heads_frontier(const u32* __restrict__ nodes, u32 n_work,
+                                          const u32* __restrict__ a, const u32* __restrict__ b,
+                                          const u32* __restrict__ c, const u32* __restrict__ d,
+                                          u32* work, u64* count) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i0 = (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < n_work; i0 += stride) {
+        const u64 i = i0 + lane_id();
+        u32 x = NIL;
+        bool has = false;
+        if (i < n_work) {
+            x = nodes[i];
+            has = a[x] != NIL || b[x] != NIL || c[x] != NIL || d[x] != NIL;
+        }
+        frontier_append(has, x, work, count);
+    }
 }

@@ -6,7 +6,8 @@
 // the new edges Δc⁻¹ by rules.cu and insert_pairs.cu), so that a round touches only the edges
 // whose source has a non-empty ΔP instead of walking every c⁻¹ list.
 //
-// emit_active_edges: one warp per representative y with ΔP(y) ≠ ∅ (atomic work counter);
+// emit_active_edges: one warp per representative y with ΔP(y) ≠ ∅ (heads_frontier lists them;
+//   atomic work counter);
 //   writes (rep x << 32 | cls(y)) for x ∈ succ(y), where cls(y) is a node whose ΔP equals ΔP(y)
 //   (pointer equivalence; y itself without classes); key NIL (a placeholder, skipped) when
 //   rep x == y (an edge inside a class merged online). Slots come from ctl[CTL_ACTIVE_FILL];
@@ -25,17 +26,18 @@
 #include "bitvec.cuh"
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-emit_active_edges(const u32* __restrict__ nodes, u32 n_work, const u32* __restrict__ rep,
+emit_active_edges(const u32* __restrict__ work, const u64* __restrict__ n_work, const u32* __restrict__ rep,
                   const u32* __restrict__ D,
                   const u32* __restrict__ succ, const u32* __restrict__ cls, int use_cls,
                   u64* pairs, u64 cap, u32* pool_w, u64* ctl, u32 pool_cap) {
     Pool p{pool_w, ctl, pool_cap};
     const u32 lane = lane_id();
+    const u64 n_items = *n_work;
     for (;;) {
         u32 i = next_work(&ctl[CTL_WORK_AUX]);
-        if (i >= n_work) return;
-        u32 y = nodes[i];
-        if (D[y] == NIL) continue;
+        if (i >= n_items) return;
+        u32 y = work[i];
+        if (D[y] == NIL) continue;   // the whole work list (no frontier) holds such nodes
         u64 key = use_cls ? cls[y] : y;
         for (u32 e = succ[y]; e != NIL;) {
             u32 w = elem_word(p, e, lane);

@@ -8,7 +8,8 @@
 //   Store⁻¹   x →p⁻¹ y →s z        ⟹  x →c⁻¹ z      first half: emit the pairs (rep x, z) for
 //                                                     x ∈ ΔP(y) \ {i2p}; insert_pairs.cu groups them
 //
-// One warp per representative node x, handed out by an atomic counter. A warp writes only
+// One warp per representative node x with work this round (rules_frontier lists them), handed
+// out by an atomic counter. A warp writes only
 // N(x) and NC(x) (the next deltas of x) and the pair buffers; every list it reads (P, ΔP,
 // c⁻¹, Δc⁻¹) is only written by the update kernel, so the hot path takes no locks.
 // c⁻¹ lists hold pointee ids as they were derived; they are read through `rep`.
@@ -174,8 +175,33 @@ __device__ void emit_store_pairs(Pool& p, u32 dx, const u32* __restrict__ s_dst,
     }
 }
 
+// rules_frontier: the nodes x of nodes[0, n_work) on which apply_rules has work: Δc⁻¹(x) ≠ ∅
+// (new copy edges), a load or gep source y with ΔP(y) ≠ ∅, or ΔP(x) ≠ ∅ and a store through
+// x. Appended to work, the count in *count (ctl[CTL_RULES_ITEMS], zero before). One thread per
+// node.
+extern "C" __global__ void rules_frontier(const u32* __restrict__ nodes, u32 n_work,
+                                          const u32* __restrict__ D, const u32* __restrict__ DC,
+                                          const u32* __restrict__ l_ptr, const u32* __restrict__ l_src,
+                                          const u32* __restrict__ g_ptr, const u32* __restrict__ g_src,
+                                          const u32* __restrict__ s_ptr, u32* work, u64* count) {
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i0 = (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < n_work; i0 += stride) {
+        const u64 i = i0 + lane_id();
+        u32 x = NIL;
+        bool has = false;
+        if (i < n_work) {
+            x = nodes[i];
+            has = DC[x] != NIL || (s_ptr[x + 1] != s_ptr[x] && D[x] != NIL);
+            for (u32 j = l_ptr[x], end = l_ptr[x + 1]; !has && j < end; ++j) has = D[l_src[j]] != NIL;
+            for (u32 j = g_ptr[x], end = g_ptr[x + 1]; !has && j < end; ++j) has = D[g_src[j]] != NIL;
+        }
+        frontier_append(has, x, work, count);
+    }
+}
+
+// apply_rules: the nodes work[0, *n_work) (rules_frontier's list, or every representative).
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-apply_rules(const u32* __restrict__ nodes, u32 n_work, const u32* __restrict__ rep,
+apply_rules(const u32* __restrict__ work, const u64* __restrict__ n_work, const u32* __restrict__ rep,
             const u32* __restrict__ pcls, int use_pcls, int filter,
             u32* P, u32* D, u32* N, u32* C, u32* DC, u32* NC,
             const u32* __restrict__ l_ptr, const u32* __restrict__ l_src,
@@ -188,10 +214,11 @@ apply_rules(const u32* __restrict__ nodes, u32 n_work, const u32* __restrict__ r
     Pool p{pool_w, ctl, cap};
     Heads h{P, D, N, C, DC, NC};
     u32* sh = buf[threadIdx.x / 32];
+    const u64 n_items = *n_work;
     for (;;) {
         u32 i = next_work(&ctl[CTL_WORK_RULES]);
-        if (i >= n_work || *(volatile u64*)&ctl[CTL_OVF_RULES]) return;
-        u32 x = nodes[i];
+        if (i >= n_items || *(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+        u32 x = work[i];
         if (new_copy_edges(p, h, x, rep, pcls, use_pcls, filter, succ_pairs, succ_cap) < 0) return;
         if (load_rule(p, h, x, l_ptr, l_src, i2p, filter) < 0) return;
         for (u32 j = g_ptr[x]; j < g_ptr[x + 1]; ++j) {

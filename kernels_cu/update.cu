@@ -3,7 +3,8 @@
 //   ΔP(x)   = N(x) \ P(x);     P(x)   ∪= ΔP(x);     N(x)  = ∅
 //   Δc⁻¹(x) = NC(x) \ c⁻¹(x);  c⁻¹(x) ∪= Δc⁻¹(x);   NC(x) = ∅
 //
-// One warp per representative node, handed out by an atomic counter. It also counts what the
+// One warp per representative node with a non-empty N, NC, ΔP or Δc⁻¹ (heads_frontier lists
+// them: the others have nothing to update), handed out by an atomic counter. It also counts what the
 // next round will emit: store pairs (|ΔP(x)| · |s(x)|), successor pairs (|Δc⁻¹(x)|) and
 // active copy edges (|succ(x)| when ΔP(x) ≠ ∅). The elements of N(x)
 // are reused in place for ΔP(x) (their bits become the difference), so a delta costs no
@@ -75,15 +76,16 @@ __device__ int update_one(Pool& p, u32* Nh, u32* Ph, u32* Dh, int resume, u32 ex
 }
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-update_deltas(const u32* __restrict__ nodes, u32 n_work, u32* P, u32* D, u32* N, u32* C, u32* DC,
+update_deltas(const u32* __restrict__ work, const u64* __restrict__ n_work, u32* P, u32* D, u32* N, u32* C, u32* DC,
               u32* NC, const u32* __restrict__ succ, const u32* __restrict__ s_ptr, u32 i2p,
               int resume, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
+    const u64 n_items = *n_work;
     for (;;) {
         u32 i = next_work(&ctl[CTL_WORK_UPDATE]);
-        if (i >= n_work) return;
-        u32 x = nodes[i];
+        if (i >= n_items) return;
+        u32 x = work[i];
         u32 dbits, dcbits;
         int rp = update_one(p, &N[x], &P[x], &D[x], resume, i2p, dbits);
         int rc = update_one(p, &NC[x], &C[x], &DC[x], resume, NIL, dcbits);

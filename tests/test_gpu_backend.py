@@ -145,6 +145,22 @@ def test_random_sets_with_online_hcd(cs):
         assert_same(cs, hcd=True, merge_period=2)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
+def test_random_sets_through_work_lists(cs):
+    # every per-node kernel walks the frontier's work list (graphs below FRONTIER_MIN_NODES
+    # representatives skip it): with pool growth (the update resumed over the same list),
+    # online HCD merges (the list of a smaller graph) and cycle scans
+    from unittest.mock import patch
+
+    from andersen_gpu.backends import _gpu_pool
+    with patch.object(_gpu_pool, "FRONTIER_MIN_NODES", 0):
+        assert_same(cs)
+        assert_same(cs, capacity=1, ptr_eq_min_changed=0)
+        assert_same(with_sound_hcd(cs, np.random.default_rng(cs.n_nodes)), hcd=True, capacity=1)
+        assert_same(cs, cycles=True, cycle_period=1, set_classes=False)
+
+
 @pytest.mark.parametrize("base", [0, 31, 32, 33, 958, 959, 960, 961, 1023, 1024, 1025, 1919, 1920])
 def test_element_and_word_boundaries(base):
     # objects straddling 32-bit words and 960-bit elements; geps crossing them

@@ -14,7 +14,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ._gpu_pool import BLOCK, DevicePool, fill_bytes, module, persistent_grid
+from ._gpu_pool import BLOCK, CTL_EMIT_ITEMS, DevicePool, fill_bytes, module, persistent_grid
 
 
 def _module():
@@ -24,8 +24,11 @@ def _module():
 def emit_active_edges(g, D: cupy.ndarray, succ: cupy.ndarray, cls: cupy.ndarray, use_cls: bool,
                       pairs: cupy.ndarray, cap: int, pool: DevicePool) -> None:
     """Write the active copy edges (target, source class) into ``pairs`` (at most ``cap``)."""
-    _module().get_function("emit_active_edges")((persistent_grid(),), (BLOCK,), (
-        g.nodes, np.uint32(g.n_work), g.rep, D, succ, cls, np.int32(use_cls), pairs, np.uint64(cap),
+    f = _module().get_function
+    work, count = pool.frontier("emit_work", CTL_EMIT_ITEMS, g, f("heads_frontier"),
+                                (g.nodes, np.uint32(g.n_work), D, D, D, D))
+    f("emit_active_edges")((persistent_grid(),), (BLOCK,), (
+        work, count, g.rep, D, succ, cls, np.int32(use_cls), pairs, np.uint64(cap),
         *pool.args()))
 
 

@@ -76,6 +76,7 @@ class DeviceGraph:
     Attributes (cupy, uint32 unless said; all ids representatives except pointees)
     ----------
     n, n_work, i2p : int               nodes, representatives, int-to-pointer id or 0xFFFFFFFF
+    n_work_dev : uint64[1]             n_work on the device (the count of the work list ``nodes``)
     rep : uint32[n]                    representative of every node (a fixpoint)
     nodes : uint32[n_work]             the representatives, ascending
     l_ptr[n+1], l_src                  load⁻¹ CSR: x = *y gives y in l⁻¹(x)
@@ -151,6 +152,7 @@ class DeviceGraph:
         else:
             self.nodes = self._still_reps(n_work)
             self.n_work = n_work
+        self.n_work_dev = cupy.full(1, self.n_work, cupy.uint64)
         self.l_ptr, self.l_src = build_csr(n, rep, *self._load)
         self.s_ptr, self.s_dst = build_csr(n, rep, *self._store)
         self.g_ptr, self.g_src, self.g_off = build_csr(n, rep, *self._gep)

@@ -239,7 +239,7 @@ class OnlineMerger:
             self.every = cupy.empty(2 * cap, cupy.uint64)
         every = self.every[:cap]
         fill_bytes(every, 0xFF)
-        fill_bytes(self.pool.ctl[CTL_MERGE_FILL:], 0)
+        fill_bytes(self.pool.ctl[CTL_MERGE_FILL:CTL_MERGE_OLDS + 1], 0)
         self.stamp += 1
         f("class_pairs")(grid(n), (BLOCK,), (np.uint32(n), parent, self.stamp_of, np.uint32(self.stamp),
                                              every, self.pool.ctl))

@@ -21,8 +21,12 @@ NIL = np.uint32(0xFFFFFFFF)
 CTL_TOP, CTL_OVF_RULES, CTL_OVF_UPDATE, CTL_CHANGED, CTL_NPAIRS, CTL_PAIR_FILL = 0, 1, 2, 3, 4, 5
 CTL_WORK_RULES, CTL_WORK_UPDATE, CTL_WORK_AUX, CTL_DELTA_BITS = 6, 7, 8, 9
 CTL_NSUCC, CTL_SUCC_FILL, CTL_NACTIVE, CTL_ACTIVE_FILL = 10, 11, 12, 13
-CTL_SLOTS = 16
+CTL_RULES_ITEMS, CTL_UPDATE_ITEMS, CTL_EMIT_ITEMS = 16, 17, 18   # 14, 15: _gpu_merge
+CTL_SLOTS = 24
 BLOCK = 256  # WARPS_PER_BLOCK * 32
+# Below this many representatives the per-node kernels walk all of them (see DevicePool.frontier):
+# a frontier launch then costs more than the walk it saves.
+FRONTIER_MIN_NODES = 8192
 
 
 def compile_options() -> tuple[str, ...]:
@@ -80,7 +84,7 @@ def fill_bytes(arr: cupy.ndarray, value: int) -> None:
 
 
 class DevicePool:
-    """Element pool (uint32[cap * 32]) plus the u64[16] control block.
+    """Element pool (uint32[cap * 32]) plus the u64[24] control block.
 
     Parameters
     ----------
@@ -107,6 +111,27 @@ class DevicePool:
     def clear_counts(self) -> None:
         """Zero the per-round slots of the control block (``ctl[CTL_CHANGED:]``), one memset."""
         fill_bytes(self.ctl[CTL_CHANGED:], 0)
+
+    def frontier(self, key: str, slot: int, g, kernel, args: tuple,
+                 again: bool = False) -> tuple[cupy.ndarray, cupy.ndarray]:
+        """The nodes of the device graph ``g`` that a per-node kernel must visit this round, as
+        ``(work, count)``: the first ``count[0]`` (uint64, on the device) entries of ``work``.
+
+        From ``FRONTIER_MIN_NODES`` representatives on, a frontier kernel (``heads_frontier``,
+        ``rules_frontier``; see bitvec.cuh; ``args`` are its arguments before ``work``) fills
+        this solve's buffer ``key`` and counts into ``ctl[slot]`` (zeroed first); below, it is
+        every representative (``g.nodes``, ``g.n_work_dev``). With ``again``, the list the
+        last call made (for a kernel run again over the same nodes). No synchronisation."""
+        n_work = g.n_work
+        if n_work < FRONTIER_MIN_NODES:
+            return g.nodes, g.n_work_dev
+        work = self.scratch(key, n_work)
+        count = self.ctl[slot:slot + 1]
+        if again:
+            return work, count
+        fill_bytes(count, 0)
+        kernel(((n_work + BLOCK - 1) // BLOCK,), (BLOCK,), (*args, work, count))
+        return work, count
 
     @property
     def nbytes(self) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ._gpu_pool import BLOCK, DevicePool, module, persistent_grid
+from ._gpu_pool import BLOCK, CTL_RULES_ITEMS, DevicePool, module, persistent_grid
 
 
 def _module():
@@ -30,8 +30,12 @@ def apply_rules(g, heads, pairs: cupy.ndarray, succ_pairs: cupy.ndarray, pool: D
     node to one whose P is equal, so new copy edges pull each distinct P once per node.
     """
     P, D, N, C, DC, NC = heads
-    _module().get_function("apply_rules")((persistent_grid(),), (BLOCK,), (
-        g.nodes, np.uint32(g.n_work), g.rep, pcls if pcls is not None else g.rep,
+    f = _module().get_function
+    # the nodes with work this round (a handful in the last rounds of the larger inputs)
+    work, count = pool.frontier("rules_work", CTL_RULES_ITEMS, g, f("rules_frontier"), (
+        g.nodes, np.uint32(g.n_work), D, DC, g.l_ptr, g.l_src, g.g_ptr, g.g_src, g.s_ptr))
+    f("apply_rules")((persistent_grid(),), (BLOCK,), (
+        work, count, g.rep, pcls if pcls is not None else g.rep,
         np.int32(pcls is not None), np.int32(filter_known), P, D, N, C, DC, NC,
         g.l_ptr, g.l_src, g.g_ptr, g.g_src, g.g_off, g.s_ptr, g.s_dst, g.size, np.uint32(g.i2p),
         pairs, np.uint64(pairs.size), succ_pairs, np.uint64(succ_pairs.size), *pool.args()))

@@ -14,12 +14,17 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ._gpu_pool import BLOCK, DevicePool, module, persistent_grid
+from ._gpu_pool import BLOCK, CTL_UPDATE_ITEMS, DevicePool, module, persistent_grid
 
 
 def update_deltas(g, heads, succ: cupy.ndarray, pool: DevicePool, resume: bool = False) -> None:
     """Fold the next deltas N, NC into P, C and make them the current deltas D, DC."""
     P, D, N, C, DC, NC = heads
-    module("update.cu").get_function("update_deltas")((persistent_grid(),), (BLOCK,), (
-        g.nodes, np.uint32(g.n_work), P, D, N, C, DC, NC, succ, g.s_ptr, np.uint32(g.i2p),
+    f = module("update.cu").get_function
+    # the nodes with a next delta to fold in or a current one to clear; when resumed, the same
+    # nodes as the interrupted launch (their lists are partly updated)
+    work, count = pool.frontier("update_work", CTL_UPDATE_ITEMS, g, f("heads_frontier"),
+                                (g.nodes, np.uint32(g.n_work), N, NC, D, DC), again=resume)
+    f("update_deltas")((persistent_grid(),), (BLOCK,), (
+        work, count, P, D, N, C, DC, NC, succ, g.s_ptr, np.uint32(g.i2p),
         np.int32(resume), *pool.args()))

@@ -135,6 +135,7 @@ class _DeviceGraph:
         for name in ("nodes", "l_ptr", "l_src", "g_ptr", "g_src", "g_off", "s_ptr", "s_dst", "size"):
             setattr(self, name, cupy.asarray(getattr(hg, name)))
         self.rep = cupy.asarray(hg.rep.astype(np.uint32))
+        self.n_work_dev = cupy.full(1, self.n_work, cupy.uint64)
         # a dummy element so that empty CSR columns still have a device pointer
         for name in ("l_src", "g_src", "g_off", "s_dst"):
             if getattr(self, name).size == 0:
