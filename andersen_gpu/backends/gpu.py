@@ -3,19 +3,21 @@ r"""The GPU backend: seed 002's inclusion-based solver on CuPy RawKernels.
 Points-to sets, copy-inverse edge sets and copy-successor sets are sparse bit-vectors of
 128-byte elements (base, 30 bit-words, next) in one growing device pool (``_gpu_pool``).
 Edges are stored inverted so that the warp of node x writes only x's lists; one warp per
-representative node, handed out by atomic counters. A round, semi-naive over the deltas
-ΔP / Δc⁻¹ of the last round only:
+representative node with work in the round, handed out by atomic counters (from 8,192
+representatives on, frontier kernels list the nodes with work first: the last rounds of the
+large inputs change a handful of nodes; ``_gpu_pool.DevicePool.frontier``). A round,
+semi-naive over the deltas ΔP / Δc⁻¹ of the last round only:
 
 1. pointer equivalence (``sets.cu``): classes of equal ΔP in one kernel, through a hash
    table whose slots are taken only after an exact comparison of the lists (the hash-sort of
    seed 002 -- hash, CuPy sort, exact compare of neighbours, CuPy prefix sum -- stays behind
    ``class_table=False``); likewise the classes of equal P of the sources of new copy edges;
 2. Copy⁻¹ over old edges (``copy_edges.cu``): every y with ΔP(y) ≠ ∅ emits (x, class(y)) for
-   its successors x; CuPy sorts them; one warp per x merges the ΔP of each class once;
+   its successors x; they are sorted (``_gpu_sort``: no synchronisation up to 2^19 keys); one
+   warp per x merges the ΔP of each class once;
 3. the per-node rules (``rules.cu``): Copy⁻¹ over the new edges Δc⁻¹ (all of P(y)), Load⁻¹,
    AddPtr⁻¹ with the object-size bound, and the store pairs (Store⁻¹, first half);
-4. store pairs and successor pairs sorted by CuPy and OR-ed into their lists
-   (``insert_pairs.cu``);
+4. store pairs and successor pairs sorted and OR-ed into their lists (``insert_pairs.cu``);
 5. ``update.cu``: ΔP = N \ P, P ∪= ΔP (likewise for c⁻¹), and the counts of what the next
    round emits. The host reads this one small control block per round.
 
@@ -30,8 +32,8 @@ device (``_gpu_graph``, CuPy sorts). With ``hcd`` / ``cycles`` the table changes
 solving (``_gpu_merge``): between rounds, pointees entering ΔP of an HCD pointer are merged
 with the entry's target, and strongly connected components of the copy edges whose ends have
 equal P are merged; the class's lists are folded into its representative and the graph is
-rebuilt under the new table (``_gpu_graph``: a sort and three kernels a list, no
-synchronisation). HCD merging is paced by cost by default (``hcd="auto"``): the pairs wait on
+rebuilt under the new table (``_gpu_graph``: a sort and three kernels a list; a batch
+synchronises once). HCD merging is paced by cost by default (``hcd="auto"``): the pairs wait on
 the device until rounds grow long against what a merge costs, and merges are made from then
 on whenever enough pairs wait, so graphs with long rounds merge (linux: rules and copy
 kernels 2.4 s to 0.42 s, H200, 9a971d2) and small ones never pay for it. Cycle
