@@ -24,8 +24,6 @@ from ._gpu_pool import BLOCK, DevicePool, module
 # a pair, and the walk they save is that many times longer).
 RECORDS_MIN_PAIRS = 1 << 15
 RECORD_MIN_FILL = 4
-_LOW = np.uint64(0xFFFFFFFF)
-_ELEM_BITS = np.uint64(960)
 
 
 def _module():
