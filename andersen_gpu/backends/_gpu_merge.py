@@ -129,6 +129,7 @@ class OnlineMerger:
         self.stamp_of = cupy.zeros(n, cupy.uint32)
         self.stamp = 0
         self.every = cupy.empty(1, cupy.uint64)
+        self.new_rep = g.rep      # the table after the batch _group made last (see _group)
         self.union_heads = cupy.empty(1, cupy.uint32)
         P, D, _, C, DC, _ = heads
         # the unions of a batch (merge_parts jobs: S, H, skip_self): every list of the class
