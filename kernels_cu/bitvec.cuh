@@ -275,12 +275,12 @@ __device__ __forceinline__ void frontier_append(bool has, u32 x, u32* work, u64*
     if (has) work[at] = x;
 }
 
-// heads_frontier: the nodes x of nodes[0, n_work) with a[x], b[x], c[x] or d[x] non-empty
-// (pass one array several times for fewer), appended to work (count in *count, zero before).
-extern "C" __global__ void heads_frontier(const u32* __restrict__ nodes, u32 n_work,
-                                          const u32* __restrict__ a, const u32* __restrict__ b,
-                                          const u32* __restrict__ c, const u32* __restrict__ d,
-                                          u32* work, u64* count) {
+// frontier_scan: the loop of every frontier kernel. Each warp takes 32 consecutive entries of
+// nodes[0, n_work), one per lane, and appends the nodes x with has_work(x) to work (count in
+// *count, zero before).
+template <class HasWork>
+__device__ __forceinline__ void frontier_scan(const u32* __restrict__ nodes, u32 n_work, u32* work,
+                                              u64* count, HasWork has_work) {
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i0 = (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < n_work; i0 += stride) {
         const u64 i = i0 + lane_id();
@@ -288,8 +288,19 @@ extern "C" __global__ void heads_frontier(const u32* __restrict__ nodes, u32 n_w
         bool has = false;
         if (i < n_work) {
             x = nodes[i];
-            has = a[x] != NIL || b[x] != NIL || c[x] != NIL || d[x] != NIL;
+            has = has_work(x);
         }
         frontier_append(has, x, work, count);
     }
+}
+
+// heads_frontier: the nodes x of nodes[0, n_work) with a[x], b[x], c[x] or d[x] non-empty
+// (pass one array several times for fewer), appended to work (count in *count, zero before).
+extern "C" __global__ void heads_frontier(const u32* __restrict__ nodes, u32 n_work,
+                                          const u32* __restrict__ a, const u32* __restrict__ b,
+                                          const u32* __restrict__ c, const u32* __restrict__ d,
+                                          u32* work, u64* count) {
+    frontier_scan(nodes, n_work, work, count, [&](u32 x) {
+        return a[x] != NIL || b[x] != NIL || c[x] != NIL || d[x] != NIL;
+    });
 }

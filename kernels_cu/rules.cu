@@ -184,19 +184,12 @@ extern "C" __global__ void rules_frontier(const u32* __restrict__ nodes, u32 n_w
                                           const u32* __restrict__ l_ptr, const u32* __restrict__ l_src,
                                           const u32* __restrict__ g_ptr, const u32* __restrict__ g_src,
                                           const u32* __restrict__ s_ptr, u32* work, u64* count) {
-    const u64 stride = (u64)gridDim.x * blockDim.x;
-    for (u64 i0 = (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < n_work; i0 += stride) {
-        const u64 i = i0 + lane_id();
-        u32 x = NIL;
-        bool has = false;
-        if (i < n_work) {
-            x = nodes[i];
-            has = DC[x] != NIL || (s_ptr[x + 1] != s_ptr[x] && D[x] != NIL);
-            for (u32 j = l_ptr[x], end = l_ptr[x + 1]; !has && j < end; ++j) has = D[l_src[j]] != NIL;
-            for (u32 j = g_ptr[x], end = g_ptr[x + 1]; !has && j < end; ++j) has = D[g_src[j]] != NIL;
-        }
-        frontier_append(has, x, work, count);
-    }
+    frontier_scan(nodes, n_work, work, count, [&](u32 x) {
+        bool has = DC[x] != NIL || (s_ptr[x + 1] != s_ptr[x] && D[x] != NIL);
+        for (u32 j = l_ptr[x], end = l_ptr[x + 1]; !has && j < end; ++j) has = D[l_src[j]] != NIL;
+        for (u32 j = g_ptr[x], end = g_ptr[x + 1]; !has && j < end; ++j) has = D[g_src[j]] != NIL;
+        return has;
+    });
 }
 
 // apply_rules: the nodes work[0, *n_work) (rules_frontier's list, or every representative).
