@@ -304,3 +304,35 @@ def test_extraction_columns_refresh_only_where_the_counts_match(capsys):
     assert list(out.columns) == list(df.columns)  # no new columns: the results keep their shape
     err = capsys.readouterr().err
     assert "b: the record has 6 nodes" in err and "c: no extraction record" in err
+
+
+def test_ncu_summary_sums_launches_and_weights_lanes_by_instructions(tmp_path):
+    """bench/ncu_kernels.py: times add up over launches; active lanes are total thread
+    instructions over total warp instructions (not a mean of per-launch ratios)."""
+    from bench import ncu_kernels
+
+    head = '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
+    launches = [(0, "apply_rules", 1_000_000, 100, 3_200, 50.0), (1, "apply_rules", 3_000_000, 300, 4_800, 30.0),
+                (2, "update_deltas", "2,000,000", "1,000", "32,000", 60.0)]
+    rows = [head, "==PROF== Connected to process 1"]
+    for lid, kernel, ns, inst, tinst, occ in launches:
+        for metric, value in (("gpu__time_duration.sum", ns), ("smsp__inst_executed.sum", inst),
+                              ("smsp__thread_inst_executed.sum", tinst),
+                              ("smsp__warps_active.avg.pct_of_peak_sustained_active", occ)):
+            rows.append(f'"{lid}","1","{kernel}","{metric}","","{value}"')
+    raw = tmp_path / "raw.csv"
+    raw.write_text("\n".join(rows) + "\n==PROF== Disconnected\n")
+    table = ncu_kernels.per_kernel(ncu_kernels.read_raw(raw)).set_index("kernel")
+    assert table.loc["apply_rules", "launches"] == 2
+    assert table.loc["apply_rules", "ms"] == pytest.approx(4.0)
+    assert table.loc["apply_rules", "active_lanes"] == pytest.approx(8_000 / 400)   # not (32 + 16) / 2
+    assert table.loc["apply_rules", "warps_active_pct"] == pytest.approx(40.0)
+    assert table.loc["update_deltas", "active_lanes"] == pytest.approx(32.0)
+    assert list(table.index) == ["apply_rules", "update_deltas"]                    # most time first
+    assert table.share_pct.sum() == pytest.approx(100.0)
+    out = tmp_path / "ncu-x"
+    ncu_kernels.write_summary(table.reset_index(), out, dict(input="x", command="c", ncu_command="n",
+                                                              ncu_version="v", gpu="g", host="h", date="d",
+                                                              commit="k"))
+    assert "**4.0 ms** over 2 launches, at **20.00 of 32" in out.with_suffix(".md").read_text()
+    assert len(pd.read_csv(out.with_suffix(".csv"))) == 2
