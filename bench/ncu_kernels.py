@@ -51,7 +51,24 @@ ROLES = {
     "emit_active_edges": "the copy pairs (x, y) of the sources y with ΔP(y) ≠ ∅",
     "rules_frontier": "work list of apply_rules",
     "heads_frontier": "work lists of update_deltas and emit_active_edges",
+    "class_table": "classes of equal sets (hash table, exact compare): each distinct set pulled once",
+    "mark_members": "marks the sources of the round's new copy edges (whose set class is read)",
+    "insert_pairs": "store rule, second half, and initial lists: sorted (key, id) pairs into lists",
+    "insert_records": "insert_pairs for long runs, one 32-word record per element",
+    "record_starts": "insert_pairs: where the records of long runs begin",
+    "pack_records": "insert_pairs: the bits of each record",
+    "block_sort_u64": "sort of a pair batch, 4,096-key blocks (bitonic, shared memory)",
+    "merge_runs_u64": "sort of a pair batch: one merge pass over sorted runs",
+    "hcd_pairs": "online merging: HCD pairs (pointee, target) of the new deltas",
+    "list_hash": "pointer equivalence: a hash of each ΔP",
+    "mark_classes": "pointer equivalence: class boundaries in hash order",
+    "csr_keys": "graph build on the device: CSR keys",
+    "csr_first": "graph build on the device: first entry of each row",
+    "csr_fill": "graph build on the device: columns and row pointers",
 }
+#: What issue 3 measured of the paper's CUDA code on vim, the same way.
+ORIGINAL_VIM = (" The paper's CUDA code on the same H200 (issue 3): one kernel, `copyInv_loadInv_store2storeInv`, "
+                "2.1 s of its 2.4 s, at 31 of 32.")
 #: Kernels that together do the work of the original's copyInv_loadInv_store2storeInv.
 COPY_LOAD_STORE = ("apply_copy_pairs", "apply_copy_parts", "apply_rules")
 
@@ -127,8 +144,7 @@ def write_summary(table, out: Path, meta: dict) -> None:
              "",
              f"**The copy, load and store rules** ({', '.join(COPY_LOAD_STORE)}): "
              f"**{rule_ms:.1f} ms** over {int(rule.launches.sum())} launches, at **{rule_lanes:.2f} of 32 "
-             "active lanes** (thread instructions per warp instruction). The paper's CUDA code on the same "
-             "H200 (issue 3): one kernel, `copyInv_loadInv_store2storeInv`, 2.1 s of its 2.4 s, at 31 of 32.",
+             "active lanes** (thread instructions per warp instruction)." + (ORIGINAL_VIM if meta["input"] == "vim" else ""),
              "",
              "`ms`: sum of `gpu__time_duration.sum`; `active_lanes`: `smsp__thread_inst_executed.sum` / "
              "`smsp__inst_executed.sum` over all launches; `warps_active_pct`: mean of "
@@ -159,20 +175,23 @@ def cmd_run(args) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "raw.csv"
         ncu = ["ncu", "--clock-control", "none", "--profile-from-start", "off", "--print-kernel-base", "function",
-               "--metrics", ",".join(METRICS), "--csv", "--log-file", str(raw)]
+               "--metrics", ",".join(METRICS), "--csv"]
         if args.kernels:
             ncu += ["-k", f"regex:{args.kernels}"]
         target = [sys.executable, str(Path(__file__).resolve()), "solve", args.input, "--inputs", args.inputs]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        done = subprocess.run(ncu + target, env=env)
+        done = subprocess.run(ncu + ["--log-file", str(raw)] + target, env=env)
         if done.returncode:
             print(f"ncu_kernels: ncu exited with {done.returncode}", file=sys.stderr)
             return 1
-        shown_ncu = " ".join(shlex.quote(a) for a in ncu[:-2]) + " ... python3 bench/ncu_kernels.py solve " + args.input
+        shown_ncu = " ".join(shlex.quote(a) for a in ncu) + " python3 bench/ncu_kernels.py solve " + args.input
         summary = argparse.Namespace(raw=raw, input=args.input, out=out, ncu_version=version, ncu_command=shown_ncu,
                                      command="PYTHONPATH=. python3 bench/ncu_kernels.py run " + args.input +
                                      (f" --kernels '{args.kernels}'" if args.kernels else ""))
-        return cmd_summarize(summary)
+        status = cmd_summarize(summary)
+        if args.keep_raw:
+            Path(args.keep_raw).write_bytes(raw.read_bytes())
+        return status
 
 
 def main(argv=None) -> int:
@@ -183,6 +202,7 @@ def main(argv=None) -> int:
     r.add_argument("--inputs", default=".inputs")
     r.add_argument("--kernels", help="only kernels whose names match this regular expression")
     r.add_argument("--out", help="output path without suffix (default bench/results/ncu-<input>)")
+    r.add_argument("--keep-raw", help="also keep ncu's own CSV (one row per launch and metric) at this path")
     s = sub.add_parser("solve", help="the profiled program (run starts it under ncu)")
     s.add_argument("input")
     s.add_argument("--inputs", default=".inputs")
