@@ -294,13 +294,14 @@ __device__ __forceinline__ void frontier_scan(const u32* __restrict__ nodes, u32
     }
 }
 
-// heads_frontier: the nodes x of nodes[0, n_work) with a[x], b[x], c[x] or d[x] non-empty
-// (pass one array several times for fewer), appended to work (count in *count, zero before).
+// heads_frontier: the nodes x of nodes[0, n_work) with a[x], b[x], c[x], d[x] or e[x]
+// non-empty (pass one array several times for fewer), appended to work (count in *count,
+// zero before).
 extern "C" __global__ void heads_frontier(const u32* __restrict__ nodes, u32 n_work,
                                           const u32* __restrict__ a, const u32* __restrict__ b,
                                           const u32* __restrict__ c, const u32* __restrict__ d,
-                                          u32* work, u64* count) {
+                                          const u32* __restrict__ e, u32* work, u64* count) {
     frontier_scan(nodes, n_work, work, count, [&](u32 x) {
-        return a[x] != NIL || b[x] != NIL || c[x] != NIL || d[x] != NIL;
+        return a[x] != NIL || b[x] != NIL || c[x] != NIL || d[x] != NIL || e[x] != NIL;
     });
 }

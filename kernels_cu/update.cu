@@ -1,10 +1,15 @@
 // Semi-naive bookkeeping (seed 002, "Avoid redundant rule application"):
 //
-//   ΔP(x)   = N(x) \ P(x);     P(x)   ∪= ΔP(x);     N(x)  = ∅
+//   ΔP(x)   = (N(x) ∪ NR(x)) \ P(x);  P(x) ∪= ΔP(x);  N(x) = NR(x) = ∅
 //   Δc⁻¹(x) = NC(x) \ c⁻¹(x);  c⁻¹(x) ∪= Δc⁻¹(x);   NC(x) = ∅
 //
-// One warp per representative node with a non-empty N, NC, ΔP or Δc⁻¹ (heads_frontier lists
-// them: the others have nothing to update), handed out by an atomic counter. It also counts what the
+// N(x) is what the copy kernel over the old edges derived this round, NR(x) what the rule
+// kernel did: the two kernels run at once, on two streams, so each has its own list to write
+// (one writer per list, no locks). NR(x) is first folded into N(x): moved when N(x) is empty,
+// else unioned.
+//
+// One warp per representative node with a non-empty N, NR, NC, ΔP or Δc⁻¹ (heads_frontier
+// lists them: the others have nothing to update), handed out by an atomic counter. It also counts what the
 // next round will emit: store pairs (|ΔP(x)| · |s(x)|), successor pairs (|Δc⁻¹(x)|) and
 // active copy edges (|succ(x)| when ΔP(x) ≠ ∅). The elements of N(x)
 // are reused in place for ΔP(x) (their bits become the difference), so a delta costs no
@@ -77,7 +82,7 @@ __device__ int update_one(Pool& p, u32* Nh, u32* Ph, u32* Dh, int resume, u32 ex
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
 update_deltas(const u32* __restrict__ work, const u64* __restrict__ n_work, u32* P, u32* D, u32* N, u32* C, u32* DC,
-              u32* NC, const u32* __restrict__ succ, const u32* __restrict__ s_ptr, u32 i2p,
+              u32* NC, u32* NR, const u32* __restrict__ succ, const u32* __restrict__ s_ptr, u32 i2p,
               int resume, u32* pool_w, u64* ctl, u32 cap) {
     Pool p{pool_w, ctl, cap};
     if (*(volatile u64*)&ctl[CTL_OVF_RULES]) return;
@@ -86,6 +91,20 @@ update_deltas(const u32* __restrict__ work, const u64* __restrict__ n_work, u32*
         u32 i = next_work(&ctl[CTL_WORK_UPDATE]);
         if (i >= n_items) return;
         u32 x = work[i];
+        const u32 nr = *(volatile u32*)&NR[x];
+        if (nr != NIL) {
+            // NR(x) into N(x); when the pool is full, x is left whole for the resumed launch
+            // (N(x) is still a valid list, NR(x) untouched: the union is redone)
+            if (*(volatile u32*)&N[x] != NIL &&
+                union_many(p, &N[x], lane_id() == 0 ? nr : NIL, NIL, NIL, CTL_OVF_UPDATE) < 0)
+                continue;
+            __syncwarp();
+            if (lane_id() == 0) {
+                if (N[x] == NIL) N[x] = nr;
+                NR[x] = NIL;
+            }
+            __syncwarp();
+        }
         u32 dbits, dcbits;
         int rp = update_one(p, &N[x], &P[x], &D[x], resume, i2p, dbits);
         int rc = update_one(p, &NC[x], &C[x], &DC[x], resume, NIL, dcbits);

@@ -72,8 +72,10 @@ def test_random_sets_with_insert_records(cs):
 @given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
 def test_random_sets_pool_growth_and_no_ptr_eq(cs):
     # a one-element pool forces every kernel through the grow-and-run-again path
+    # (the update then also resumes after folding the rule kernel's lists NR into N)
     assert_same(cs, capacity=1, pointer_equivalence=False, filter_known=False)
     assert_same(cs, capacity=1, ptr_eq_min_changed=0)
+    assert_same(cs, capacity=1, overlap=False)
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -284,9 +286,10 @@ def _dump(name: str):
                                      dict(hcd=True, cycles=True, cycle_period=1),
                                      dict(class_table=False, ptr_eq_min_changed=0),
                                      dict(copy_chunk=32), dict(copy_chunk=0, copy_filter=True),
-                                     dict(pointee_order=False)],
+                                     dict(pointee_order=False), dict(overlap=False)],
                          ids=["plain", "set_classes", "host_graph", "hcd", "hcd_batched", "hcd_cycles",
-                              "sort_classes", "chunk32", "no_chunks_copy_filter", "no_pointee_order"])
+                              "sort_classes", "chunk32", "no_chunks_copy_filter", "no_pointee_order",
+                              "one_stream"])
 @pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
 def test_paper_reference_solutions(name, options):
     cs, ref = _dump(name)

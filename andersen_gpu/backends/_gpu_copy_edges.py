@@ -26,7 +26,7 @@ def emit_active_edges(g, D: cupy.ndarray, succ: cupy.ndarray, cls: cupy.ndarray,
     """Write the active copy edges (target, source class) into ``pairs`` (at most ``cap``)."""
     f = _module().get_function
     work, count = pool.frontier("emit_work", CTL_EMIT_ITEMS, g, f("heads_frontier"),
-                                (g.nodes, np.uint32(g.n_work), D, D, D, D))
+                                (g.nodes, np.uint32(g.n_work), D, D, D, D, D))
     f("emit_active_edges")((persistent_grid(),), (BLOCK,), (
         work, count, g.rep, D, succ, cls, np.int32(use_cls), pairs, np.uint64(cap),
         *pool.args()))

@@ -1,8 +1,8 @@
 """Launcher of kernels_cu/rules.cu (Copy⁻¹ over new edges, Load⁻¹, AddPtr⁻¹, Store⁻¹ first half).
 
 Grid: persistent, ``persistent_grid()`` blocks of 256 threads; warps take representative
-nodes from ``ctl[CTL_WORK_RULES]``. Writes: N(x) and NC(x) of every node (OR of the rules'
-new facts), ``pairs[0:ctl[CTL_PAIR_FILL]]`` (store pairs, unsorted),
+nodes from ``ctl[CTL_WORK_RULES]``. Writes: N(x) (or NR(x), see ``apply_rules``) and NC(x) of
+every node (OR of the rules' new facts), ``pairs[0:ctl[CTL_PAIR_FILL]]`` (store pairs, unsorted),
 ``succ_pairs[0:ctl[CTL_SUCC_FILL]]`` (successor pairs), the pool; ``ctl[CTL_OVF_RULES] = 1``
 when the pool is full (then run again after growing: it only ORs).
 """
@@ -20,11 +20,14 @@ def _module():
 
 
 def apply_rules(g, heads, pairs: cupy.ndarray, succ_pairs: cupy.ndarray, pool: DevicePool,
-                filter_known: bool = True, pcls: cupy.ndarray | None = None) -> None:
+                filter_known: bool = True, pcls: cupy.ndarray | None = None,
+                NR: cupy.ndarray | None = None) -> None:
     """One semi-naive round of the per-node rules over every representative node.
 
     ``g`` is the device graph (nodes, rep, load/gep/store CSR, sizes, i2p); ``heads`` the
-    six list-head arrays P, D, N, C, DC, NC (uint32[n]); ``pairs`` and ``succ_pairs`` receive
+    six list-head arrays P, D, N, C, DC, NC (uint32[n]); the rules' new points-to facts go
+    into the lists ``NR`` (uint32[n]; default N: with the copy kernel running beside this
+    one, N is that kernel's and the update folds NR in); ``pairs`` and ``succ_pairs`` receive
     the store pairs and the successor pairs of the new copy edges; ``filter_known`` leaves out
     of N, NC what P, c⁻¹ already hold (walking them); ``pcls`` (uint32[n] or None) maps each
     node to one whose P is equal, so new copy edges pull each distinct P once per node.
@@ -36,6 +39,6 @@ def apply_rules(g, heads, pairs: cupy.ndarray, succ_pairs: cupy.ndarray, pool: D
         g.nodes, np.uint32(g.n_work), D, DC, g.l_ptr, g.l_src, g.g_ptr, g.g_src, g.s_ptr))
     f("apply_rules")((persistent_grid(),), (BLOCK,), (
         work, count, g.rep, pcls if pcls is not None else g.rep,
-        np.int32(pcls is not None), np.int32(filter_known), P, D, N, C, DC, NC,
+        np.int32(pcls is not None), np.int32(filter_known), P, D, N if NR is None else NR, C, DC, NC,
         g.l_ptr, g.l_src, g.g_ptr, g.g_src, g.g_off, g.s_ptr, g.s_dst, g.size, np.uint32(g.i2p),
         pairs, np.uint64(pairs.size), succ_pairs, np.uint64(succ_pairs.size), *pool.args()))
