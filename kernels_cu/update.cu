@@ -9,9 +9,9 @@
 // else unioned.
 //
 // One warp per representative node with a non-empty N, NR, NC, ΔP or Δc⁻¹ (heads_frontier
-// lists them: the others have nothing to update), handed out by an atomic counter. It also counts what the
-// next round will emit: store pairs (|ΔP(x)| · |s(x)|), successor pairs (|Δc⁻¹(x)|) and
-// active copy edges (|succ(x)| when ΔP(x) ≠ ∅). The elements of N(x)
+// lists them: the others have nothing to update), handed out by an atomic counter. It also
+// counts what the next round will emit: store pairs (|ΔP(x)| · |s(x)|), successor pairs
+// (|Δc⁻¹(x)|) and active copy edges (|succ(x)| when ΔP(x) ≠ ∅). The elements of N(x)
 // are reused in place for ΔP(x) (their bits become the difference), so a delta costs no
 // allocation; only elements of a base P(x) lacks are allocated, all at once before anything
 // is changed. When they don't fit, the node is left untouched and CTL_OVF_UPDATE is raised:
