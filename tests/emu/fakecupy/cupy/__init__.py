@@ -156,10 +156,15 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return from_host(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis))
 
 
+_MEMOS: list[dict] = []
+
+
 def memoize(for_each_device: bool = False):
-    """``cupy.memoize``: cache a function's results by its (hashable) arguments (one device)."""
+    """``cupy.memoize``: cache a function's results by its (hashable) arguments (one device);
+    ``clear_memo()`` empties every such cache."""
     def decorator(f):
         cache: dict = {}
+        _MEMOS.append(cache)
 
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
@@ -167,13 +172,13 @@ def memoize(for_each_device: bool = False):
             if key not in cache:
                 cache[key] = f(*args, **kwargs)
             return cache[key]
-        wrapper.cache = cache
         return wrapper
     return decorator
 
 
 def clear_memo() -> None:
-    pass
+    for cache in _MEMOS:
+        cache.clear()
 
 
 def is_available() -> bool:

@@ -5,13 +5,15 @@ never converted implicitly (``numpy.asarray(a)``, mixing a ``numpy.ndarray`` int
 operation, or passing one to a ``cupy`` function raise TypeError; ``.get()``, ``cupy.asnumpy``
 copy explicitly); indexing with integers gives a 0-d array (a view), not a scalar;
 ``.data.ptr`` is the address of the first element, inside its parent's allocation for a view;
-``cupy.empty`` memory is not zeroed (it is filled with a poison byte, 0xA5, so that reading
-it before writing shows).
+``cupy.empty`` memory is not zeroed: it is filled with a poison byte, 0xA5, so that reading it
+before writing shows (arrays up to ANDERSEN_GPU_EMULATOR_POISON_MAX bytes, 16 MiB by default:
+filling the solver's 128 MiB pool would cost more than a small solve; larger ones hold zeros).
 """
 
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
@@ -19,6 +21,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from . import _memory
 
 POISON = 0xA5
+POISON_MAX = int(os.environ.get("ANDERSEN_GPU_EMULATOR_POISON_MAX", 16 << 20))
 
 
 def _unwrap(x, what: str = "argument"):
@@ -71,7 +74,7 @@ def new_array(shape, dtype, fill=None) -> "ndarray":
             raise ValueError(f"negative dimensions are not allowed: {shape}")
         count *= s
     buf = _memory.POOL.allocate(count * dtype.itemsize)
-    if fill is None:
+    if fill is None and buf.nbytes <= POISON_MAX:
         buf.fill(POISON)
     a = buf.view(dtype).reshape(shape) if count else buf[:0].view(dtype).reshape(shape)
     if fill is not None:
