@@ -138,7 +138,8 @@ struct Launch {
 };
 
 struct Warp {
-    unsigned exists, exited, waiting;
+    unsigned exists, exited, waiting, ready;
+    bool queued;
 };
 
 static const size_t MAX_THREADS = 1024;
@@ -146,8 +147,10 @@ static size_t stack_bytes = 256 * 1024;
 
 static Thread threads[MAX_THREADS];
 static Warp warps[MAX_THREADS / 32];
-static unsigned ready[MAX_THREADS];
-static unsigned ready_head, ready_count;
+static unsigned warp_queue[MAX_THREADS / 32];   // warps with runnable lanes, in turn
+static unsigned queue_head, queue_count;
+static unsigned cur_warp;
+static bool rotate;        // the current warp yielded: let the others run first
 static unsigned live, at_barrier;
 static uint64_t barrier_acc;
 static int barrier_op;
@@ -355,24 +358,55 @@ static uint64_t next_random() {
     return rng_state = x;
 }
 
-static void push_ready(unsigned i) {
-    ready[(ready_head + ready_count++) % MAX_THREADS] = i;
+// Scheduling is by warp: the lanes of the current warp run, one after another, until none is
+// runnable (all wait at a synchronisation or have exited); then the next warp with runnable
+// lanes. So within one step of a warp (from one synchronisation to the next) no other warp's
+// writes appear between its lanes, as on a GPU where the converged warp executes each
+// instruction for all its lanes at once; the lanes of a warp do see each other's writes of the
+// step in lane order (which is what exposes a missing __syncwarp). With a seed, the next lane
+// of a warp and the next warp are drawn at random.
+static void enqueue_warp(unsigned w) {
+    if (warps[w].queued) return;
+    warps[w].queued = true;
+    warp_queue[(queue_head + queue_count++) % (MAX_THREADS / 32)] = w;
+}
+
+static void make_ready(unsigned i) {
+    Warp& w = warps[i >> 5];
+    w.ready |= 1u << (i & 31);
+    if (i >> 5 != cur_warp || rotate) enqueue_warp(i >> 5);
 }
 
 static Thread* pop_ready() {
-    if (!ready_count) return nullptr;
-    unsigned k = 0;
-    if (L.seed) {
-        k = (unsigned)(next_random() % ready_count);
-        unsigned a = (ready_head + k) % MAX_THREADS;
-        unsigned tmp = ready[a];
-        ready[a] = ready[ready_head];
-        ready[ready_head] = tmp;
+    Warp* w = &warps[cur_warp];
+    if (rotate || !w->ready) {
+        rotate = false;
+        if (w->ready) enqueue_warp(cur_warp);
+        for (;;) {
+            if (!queue_count) return nullptr;
+            unsigned k = L.seed ? (unsigned)(next_random() % queue_count) : 0;
+            const unsigned cap = MAX_THREADS / 32;
+            unsigned a = (queue_head + k) % cap;
+            unsigned pick = warp_queue[a];
+            warp_queue[a] = warp_queue[queue_head];
+            queue_head = (queue_head + 1) % cap;
+            --queue_count;
+            warps[pick].queued = false;
+            if (warps[pick].ready) {
+                cur_warp = pick;
+                w = &warps[pick];
+                break;
+            }
+        }
     }
-    unsigned i = ready[ready_head];
-    ready_head = (ready_head + 1) % MAX_THREADS;
-    --ready_count;
-    return &threads[i];
+    unsigned m = w->ready, lane;
+    if (L.seed) {
+        unsigned k = (unsigned)(next_random() % (unsigned)__builtin_popcount(m));
+        while (k--) m &= m - 1;
+    }
+    lane = __builtin_ctz(m);
+    w->ready &= ~(1u << lane);
+    return &threads[(cur_warp << 5) + lane];
 }
 
 // Leave the current thread (waiting, or done) for the next runnable one, or for the launcher
@@ -395,7 +429,7 @@ static void block_on(Thread* t) {
 
 static void wake(unsigned i) {
     threads[i].state = READY;
-    push_ready(i);
+    make_ready(i);
 }
 
 static uint64_t read_lane(const Thread* t, int src, unsigned mask) {
@@ -582,7 +616,8 @@ static void yield_point(const char* file, int line) {
     t->op = OP_NANOSLEEP;
     t->file = file;
     t->line = line;
-    push_ready(t->linear);
+    rotate = true;
+    make_ready(t->linear);
     block_on(t);
     if (failed) fail_here();
     t->op = OP_NONE;
@@ -638,7 +673,8 @@ static void poison_shared() {
 
 static int run_block() {
     const unsigned n = L.nthreads;
-    ready_head = ready_count = 0;
+    queue_head = queue_count = 0;
+    rotate = false;
     live = n;
     at_barrier = 0;
     barrier_acc = 0;
@@ -646,7 +682,12 @@ static int run_block() {
         unsigned lanes = n - w * 32 >= 32 ? 32 : n - w * 32;
         warps[w].exists = lanes == 32 ? 0xFFFFFFFFu : ((1u << lanes) - 1);
         warps[w].exited = warps[w].waiting = 0;
+        warps[w].ready = warps[w].exists;
+        warps[w].queued = false;
+        enqueue_warp(w);
     }
+    cur_warp = 0;
+    rotate = true;   // the first pick takes a warp from the queue
     for (unsigned i = 0; i < n; ++i) {
         Thread& t = threads[i];
         t.linear = i;
@@ -659,7 +700,6 @@ static int run_block() {
         t.file = "";
         t.line = 0;
         fiber_init(&t);
-        push_ready(i);
     }
     poison_shared();
     Thread* first = pop_ready();
