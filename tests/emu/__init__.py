@@ -12,12 +12,16 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import types
 from pathlib import Path
 
 FAKE_ROOT = Path(__file__).resolve().parent / "fakecupy"
 ENV = "ANDERSEN_GPU_EMULATOR"
-# modules that bind `cupy` when imported: dropped around emulated() so that they import it again
-_BINDERS = ("andersen_gpu.backends.gpu", "andersen_gpu.backends._gpu_")
+# modules of these packages that hold `cupy` (import cupy at module level), and the GPU
+# backend's modules (which keep CuPy objects, e.g. gpu.py's events), are dropped around
+# emulated(), so that they import it again
+_PACKAGES = ("andersen_gpu", "bench")
+_GPU_MODULES = ("andersen_gpu.backends.gpu", "andersen_gpu.backends._gpu")
 
 
 def requested() -> bool:
@@ -33,8 +37,14 @@ def _cupy_modules() -> dict:
     return {k: v for k, v in sys.modules.items() if k == "cupy" or k.startswith("cupy.")}
 
 
+def _holds_cupy(module) -> bool:
+    return any(isinstance(v, types.ModuleType) and (v.__name__ == "cupy" or v.__name__.startswith("cupy."))
+               for v in list(vars(module).values()))
+
+
 def _binder_modules() -> dict:
-    return {k: v for k, v in sys.modules.items() if k.startswith(_BINDERS)}
+    return {k: v for k, v in list(sys.modules.items())
+            if v is not None and k.split(".")[0] in _PACKAGES and (k.startswith(_GPU_MODULES) or _holds_cupy(v))}
 
 
 def _import_fake():
@@ -75,22 +85,22 @@ def emulated():
         yield sys.modules["cupy"]
     finally:
         if not already:
-            for k in list(_cupy_modules()) + list(_binder_modules()):
+            dropped = {**_cupy_modules(), **_binder_modules()}
+            for k in dropped:
                 del sys.modules[k]
             sys.modules.update(saved)
-            _restore_package_attributes(saved)
+            _restore_package_attributes(dropped, saved)
 
 
-def _restore_package_attributes(saved: dict) -> None:
-    """``import a.b`` sets attribute b on package a: point those back at the saved modules
-    (or drop them, for modules that were not imported before)."""
-    pkg = sys.modules.get("andersen_gpu.backends")
-    if pkg is None:
-        return
-    for name in list(vars(pkg)):
-        full = f"andersen_gpu.backends.{name}"
-        if full.startswith(_BINDERS):
-            if full in saved:
-                setattr(pkg, name, saved[full])
-            else:
-                delattr(pkg, name)
+def _restore_package_attributes(dropped: dict, saved: dict) -> None:
+    """``import a.b`` sets attribute b on package a: point those back at the saved modules,
+    or drop them for modules that were not imported before."""
+    for full in dropped:
+        parent, _, name = full.rpartition(".")
+        pkg = sys.modules.get(parent)
+        if pkg is None:
+            continue
+        if full in saved:
+            setattr(pkg, name, saved[full])
+        elif getattr(pkg, name, None) is dropped[full]:
+            delattr(pkg, name)
