@@ -430,3 +430,41 @@ def test_kernels_are_found_in_included_headers_and_skip_templates():
       c(const unsigned* __restrict__ q) {} }
     """
     assert simt.find_kernels(text) == [("a", "WARPS * 32"), ("b", None), ("c", None)]
+
+
+FAULTS = r"""
+extern "C" __global__ void wild(unsigned* p) { if (threadIdx.x == 33) p[0] = *(volatile unsigned*)16; }
+extern "C" __global__ void asserts(int n) { assert(threadIdx.x < (unsigned)n); }
+extern "C" __global__ void divide(int* p, int d) { p[threadIdx.x] = 7 / d; }
+extern "C" __global__ void spin(volatile unsigned* flag) {
+    if (threadIdx.x == 0) while (*flag == 0) {}   // set by no one: never reaches a synchronisation
+}
+__device__ unsigned deep(unsigned k) { volatile char pad[4096]; pad[0] = (char)k; return k ? deep(k - 1) + pad[0] : 0; }
+extern "C" __global__ void recurse(unsigned* p, unsigned k) { p[0] = deep(k); }
+"""
+
+
+def test_faults_end_the_launch_not_the_process(cp, monkeypatch):
+    mod = cp.RawModule(code=FAULTS)
+    out = cp.zeros(64, cp.uint32)
+    with pytest.raises(simt.KernelError, match=r"wild.*thread \(33,0,0\).*invalid memory access at address 0x10"):
+        mod.get_function("wild")((1,), (64,), (out,))
+    with pytest.raises(simt.KernelError, match=r"asserts.*thread \(5,0,0\).*assertion failed: threadIdx.x < \(unsigned\)n"):
+        mod.get_function("asserts")((1,), (32,), (np.int32(5),))
+    mod.get_function("asserts")((1,), (32,), (np.int32(32),))
+    with pytest.raises(simt.KernelError, match="arithmetic exception"):
+        mod.get_function("divide")((1,), (32,), (cp.zeros(32, cp.int32), np.int32(0)))
+    with pytest.raises(simt.KernelError, match="stack overflow"):
+        mod.get_function("recurse")((1,), (32,), (out, np.uint32(1 << 20)))
+    monkeypatch.setenv("ANDERSEN_GPU_EMULATOR_TIMEOUT_S", "1")
+    with pytest.raises(simt.KernelError, match=r"spin.*did not finish within 1 s"):
+        mod.get_function("spin")((1,), (32,), (cp.zeros(1, cp.uint32),))
+    # and the emulator still works afterwards
+    test_atomics_are_exact(cp)
+
+
+def test_a_fault_names_the_allocation_it_missed(cp):
+    src = 'extern "C" __global__ void past(unsigned* p, unsigned long long off) { p[off] = 1; }'
+    buf = cp.zeros(1 << 10, cp.uint32)
+    with pytest.raises(simt.KernelError, match=r"invalid memory access.*bytes past the end of the [0-9,]+-byte allocation"):
+        run(cp, src, "past", (1,), (1,), buf, np.uint64(1 << 38))   # 1 TiB on: unmapped, still a canonical address

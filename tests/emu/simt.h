@@ -26,7 +26,11 @@
 #pragma once
 
 #include <cassert>
+#include <cerrno>
 #include <climits>
+#include <csetjmp>
+#include <csignal>
+#include <ctime>
 #include <cmath>
 #include <cstdarg>
 #include <cstddef>
@@ -37,6 +41,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <pthread.h>
 #include <sys/mman.h>
 #if !defined(__x86_64__)
 #include <ucontext.h>
@@ -710,13 +715,29 @@ static int run_block() {
 
 }  // namespace simt
 
+#define SIMT_SITE const char* simt_file = __builtin_FILE(), int simt_line = __builtin_LINE()
+#define SIMT_SITE_DECL SIMT_SITE
+
+namespace simt {
+[[noreturn]] static void device_abort(const char* what, const char* expr, const char* file, int line) {
+    where(cur);
+    append(": %s%s%s (%s:%d)", what, expr ? ": " : "", expr ? expr : "", file, line);
+    fail_here();
+}
+}  // namespace simt
+
+// A failed device assert ends the launch with an error (cudaErrorAssert), not the process.
+#undef assert
+#define assert(e) ((e) ? (void)0 : ::simt::device_abort("assertion failed", #e, __FILE__, __LINE__))
+inline void __trap(SIMT_SITE_DECL) { ::simt::device_abort("__trap()", nullptr, simt_file, simt_line); }
+inline void __brkpt(SIMT_SITE_DECL) { ::simt::device_abort("__brkpt()", nullptr, simt_file, simt_line); }
+
 // ---- what kernels see ---------------------------------------------------------------------------
 #define threadIdx (::simt::cur->tid)
 #define blockIdx (::simt::cur_block)
 #define blockDim (::simt::L.block)
 #define gridDim (::simt::L.grid)
 
-#define SIMT_SITE const char* simt_file = __builtin_FILE(), int simt_line = __builtin_LINE()
 
 template <class T>
 inline uint64_t simt_bits(T v) {
@@ -913,7 +934,6 @@ inline long long clock64() {
     static long long ticks = 0;   // monotonic per thread switch order; kernels only difference it
     return ++ticks;
 }
-inline int clock() { return (int)clock64(); }
 template <class A, class B>
 inline typename std::common_type<A, B>::type min(A a, B b) {
     typedef typename std::common_type<A, B>::type C;
@@ -981,11 +1001,148 @@ inline const char* simt_signature(void (*)(A...)) {
     extern "C" __attribute__((visibility("default"))) const char* simt_sig_##NAME() { return simt_signature(NAME); } \
     extern "C" __attribute__((visibility("default"))) int simt_bounds_##NAME() { return (int)(BOUNDS); }
 
+// ---- faults and time-outs: an error of the launch, not the end of the process ---------------------
+namespace simt {
+static sigjmp_buf escape;
+static volatile sig_atomic_t in_launch;
+static volatile sig_atomic_t fault_sig;
+static void* volatile fault_addr;
+static const int caught_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGUSR2};
+static struct sigaction saved_actions[5];
+static stack_t saved_altstack;
+static char* altstack_mem;
+
+static void on_signal(int sig, siginfo_t* si, void*) {
+    if (!in_launch) {   // not ours: let the previous handler (or the default) have it
+        for (int i = 0; i < 5; ++i)
+            if (caught_signals[i] == sig) sigaction(sig, &saved_actions[i], nullptr);
+        raise(sig);
+        return;
+    }
+    fault_sig = sig;
+    fault_addr = si ? si->si_addr : nullptr;
+    siglongjmp(escape, 1);
+}
+
+// The watchdog: a thread that sends SIGUSR2 to the launching thread when a launch outlives its
+// deadline (a thread spinning without ever reaching a scheduling point).
+static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wd_cv;
+static bool wd_started, wd_armed;
+static uint64_t wd_gen;
+static struct timespec wd_deadline;
+static pthread_t wd_target;
+
+static void* watchdog(void*) {
+    pthread_mutex_lock(&wd_mu);
+    for (;;) {
+        if (!wd_armed) {
+            pthread_cond_wait(&wd_cv, &wd_mu);
+            continue;
+        }
+        uint64_t gen = wd_gen;
+        int rc = pthread_cond_timedwait(&wd_cv, &wd_mu, &wd_deadline);
+        if (rc == ETIMEDOUT && wd_armed && gen == wd_gen) {
+            wd_armed = false;
+            pthread_kill(wd_target, SIGUSR2);
+        }
+    }
+    return nullptr;
+}
+
+static void watchdog_arm(double seconds) {
+    pthread_mutex_lock(&wd_mu);
+    if (!wd_started) {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&wd_cv, &ca);
+        pthread_t t;
+        pthread_attr_t ta;
+        pthread_attr_init(&ta);
+        pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+        wd_started = pthread_create(&t, &ta, watchdog, nullptr) == 0;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &wd_deadline);
+    wd_deadline.tv_sec += (time_t)seconds;
+    wd_deadline.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
+    if (wd_deadline.tv_nsec >= 1000000000L) {
+        wd_deadline.tv_sec += 1;
+        wd_deadline.tv_nsec -= 1000000000L;
+    }
+    wd_target = pthread_self();
+    ++wd_gen;
+    wd_armed = true;
+    pthread_cond_signal(&wd_cv);
+    pthread_mutex_unlock(&wd_mu);
+}
+
+static void watchdog_disarm() {
+    pthread_mutex_lock(&wd_mu);
+    wd_armed = false;
+    ++wd_gen;
+    pthread_cond_signal(&wd_cv);
+    pthread_mutex_unlock(&wd_mu);
+}
+
+static void catch_signals() {
+    if (!altstack_mem) altstack_mem = (char*)malloc(1 << 16);
+    stack_t ss;
+    ss.ss_sp = altstack_mem;
+    ss.ss_size = 1 << 16;
+    ss.ss_flags = 0;
+    sigaltstack(&ss, &saved_altstack);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 5; ++i) sigaction(caught_signals[i], &sa, &saved_actions[i]);
+}
+
+static void release_signals() {
+    for (int i = 0; i < 5; ++i) sigaction(caught_signals[i], &saved_actions[i], nullptr);
+    sigaltstack(&saved_altstack, nullptr);
+}
+
+static void describe_fault(double timeout_s) {
+    Thread* t = cur;
+    if (t) where(t);
+    else append("kernel '%s' block (%u,%u,%u)", L.name, cur_block.x, cur_block.y, cur_block.z);
+    const int sig = fault_sig;
+    if (sig == SIGUSR2) {
+        append(": did not finish within %.0f s (ANDERSEN_GPU_EMULATOR_TIMEOUT_S): a thread that never "
+               "reaches a synchronisation, e.g. spinning on a flag another warp or a later block sets "
+               "(the emulator runs a warp until it waits, and blocks one after another); last "
+               "synchronisation of this thread at %s:%d:", timeout_s, t ? t->file : "?", t ? t->line : 0);
+        warp_report();
+        return;
+    }
+    uintptr_t a = (uintptr_t)fault_addr;
+    if (sig == SIGSEGV || sig == SIGBUS) {
+        for (size_t i = 0; i < MAX_THREADS && stacks; ++i) {
+            uintptr_t lo = (uintptr_t)threads[i].stack;
+            if (a >= lo - 4096 && a < lo) {
+                append(": fiber stack overflow (at address 0x%llx): raise ANDERSEN_GPU_EMULATOR_STACK_KB "
+                       "(now %zu)", (unsigned long long)a, stacks_each / 1024);
+                return;
+            }
+        }
+        append(": invalid memory access at address 0x%llx", (unsigned long long)a);
+    } else if (sig == SIGFPE) {
+        append(": arithmetic exception (integer division by zero?) at 0x%llx", (unsigned long long)a);
+    } else {
+        append(": illegal instruction at 0x%llx (unreachable code reached?)", (unsigned long long)a);
+    }
+}
+}  // namespace simt
+
 // Run one launch; 0 on success, -1 with a message in err on a failure of the kernel (deadlock,
 // divergent synchronisation), -2 for a launch the emulator cannot run.
 extern "C" __attribute__((visibility("default"))) int simt_launch(
     void (*tramp)(void**), void** args, const char* name, const unsigned* grid, const unsigned* block,
-    unsigned long long dyn_smem, unsigned long long seed, char* err, unsigned long long err_len) {
+    unsigned long long dyn_smem, unsigned long long seed, char* err, unsigned long long err_len,
+    double timeout_s) {
     using namespace simt;
     errbuf = err;
     errlen = err_len;
@@ -1016,11 +1173,26 @@ extern "C" __attribute__((visibility("default"))) int simt_launch(
     L.dyn_smem = dyn_smem ? (char*)dyn_smem_buf : nullptr;
     L.seed = seed;
     rng_state = seed ? seed : 1;
-    for (unsigned z = 0; z < grid[2]; ++z)
-        for (unsigned y = 0; y < grid[1]; ++y)
-            for (unsigned x = 0; x < grid[0]; ++x) {
-                cur_block = uint3{x, y, z};
-                if (run_block() != 0) return -1;
-            }
-    return 0;
+    cur = nullptr;
+    catch_signals();
+    if (timeout_s > 0) watchdog_arm(timeout_s);
+    int rc = 0;
+    if (sigsetjmp(escape, 1) == 0) {
+        in_launch = 1;
+        for (unsigned z = 0; z < grid[2] && rc == 0; ++z)
+            for (unsigned y = 0; y < grid[1] && rc == 0; ++y)
+                for (unsigned x = 0; x < grid[0] && rc == 0; ++x) {
+                    cur_block = uint3{x, y, z};
+                    if (run_block() != 0) rc = -1;
+                }
+        in_launch = 0;
+    } else {
+        in_launch = 0;
+        describe_fault(timeout_s);
+        rc = -1;
+    }
+    if (timeout_s > 0) watchdog_disarm();
+    release_signals();
+    cur = nullptr;
+    return rc;
 }

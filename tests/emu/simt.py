@@ -17,6 +17,8 @@ ANDERSEN_GPU_EMULATOR_SEED      an integer: schedule the threads of a block in a
                                 order (different for every launch, repeatable per seed)
                                 instead of round-robin
 ANDERSEN_GPU_EMULATOR_STACK_KB  fiber stack size (256)
+ANDERSEN_GPU_EMULATOR_TIMEOUT_S a launch still running after this many seconds is stopped and
+                                reported as a KernelError (300; 0: never)
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ HERE = Path(__file__).resolve().parent
 HEADER = HERE / "simt.h"
 MAX_THREADS = 1024
 MAX_DYNAMIC_SHARED = 48 * 1024
+TIMEOUT_S = 300.0   # a launch still running then is stopped and reported (0: never)
 _OPT = ("-O2",)
 _LOCK = threading.Lock()          # one launch at a time: a library's runtime state is global
 _LAUNCHES = [0]
@@ -297,7 +300,8 @@ class Kernel:
             if seed_env:
                 seed = int(hashlib.sha256(f"{seed_env}:{_LAUNCHES[0]}".encode()).hexdigest()[:15], 16) | 1
             rc = self.module._launch(self._tramp, argv, self._name_b, (ctypes.c_uint * 3)(*g),
-                                     (ctypes.c_uint * 3)(*b), shared_mem, seed, err, len(err))
+                                     (ctypes.c_uint * 3)(*b), shared_mem, seed, err, len(err),
+                                     float(os.environ.get("ANDERSEN_GPU_EMULATOR_TIMEOUT_S", TIMEOUT_S)))
         if rc == -1:
             raise KernelError(err.value.decode(errors="replace"))
         if rc != 0:
@@ -366,7 +370,8 @@ class Module:
         self._launch.restype = ctypes.c_int
         self._launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
                                  ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint),
-                                 ctypes.c_ulonglong, ctypes.c_ulonglong, ctypes.c_char_p, ctypes.c_ulonglong]
+                                 ctypes.c_ulonglong, ctypes.c_ulonglong, ctypes.c_char_p, ctypes.c_ulonglong,
+                                 ctypes.c_double]
         self._kernels: dict[str, Kernel] = {}
 
     def _build(self, body: str, flags: list[str], extra: list[str], out: Path, listing: Path) -> None:

@@ -4,8 +4,11 @@ the call returns."""
 
 from __future__ import annotations
 
+import re
+
 from tests.emu import simt
 
+from . import _memory
 from .cuda.compiler import CompileException
 
 
@@ -20,7 +23,13 @@ class Function:
                  enable_cooperative_groups: bool = False) -> None:
         if enable_cooperative_groups:
             raise NotImplementedError("cooperative launches are not emulated")
-        self._kernel.launch(grid, block, args, int(shared_mem))
+        try:
+            self._kernel.launch(grid, block, args, int(shared_mem))
+        except simt.KernelError as exc:
+            m = re.search(r"invalid memory access at address 0x([0-9a-f]+)", str(exc))
+            if m:
+                raise simt.KernelError(f"{exc} ({_memory.describe_address(int(m.group(1), 16))})") from None
+            raise
 
     @property
     def max_threads_per_block(self) -> int:

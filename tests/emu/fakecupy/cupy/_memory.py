@@ -190,6 +190,19 @@ class MemoryPointer:
         return f"<MemoryPointer 0x{self.ptr:x} (SIMT emulator)>"
 
 
+def describe_address(ptr: int) -> str:
+    """Where ``ptr`` lies against the live device allocations (for fault reports)."""
+    with POOL._lock:
+        i = bisect.bisect_right(POOL._starts, ptr) - 1
+        below = (POOL._starts[i], POOL._ends[POOL._starts[i]]) if i >= 0 else None
+    if below and ptr < below[1]:
+        return f"inside the {below[1] - below[0]:,}-byte allocation at 0x{below[0]:x}"
+    if below:
+        return (f"{ptr - below[1]:,} bytes past the end of the {below[1] - below[0]:,}-byte allocation at "
+                f"0x{below[0]:x}, the nearest below it")
+    return "below every device allocation"
+
+
 def check_range(ptr: int, nbytes: int, what: str) -> None:
     """Raise the CUDA error a device would for ``nbytes`` at ``ptr`` outside one allocation."""
     from .cuda.runtime import CUDARuntimeError
