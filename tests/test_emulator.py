@@ -468,3 +468,13 @@ def test_a_fault_names_the_allocation_it_missed(cp):
     buf = cp.zeros(1 << 10, cp.uint32)
     with pytest.raises(simt.KernelError, match=r"invalid memory access.*bytes past the end of the [0-9,]+-byte allocation"):
         run(cp, src, "past", (1,), (1,), buf, np.uint64(1 << 38))   # 1 TiB on: unmapped, still a canonical address
+
+
+def test_template_kernels_by_name_expressions(cp):
+    src = "template <class T, int K> __global__ void scale(T* p) { p[threadIdx.x] *= (T)K; }"
+    mod = cp.RawModule(code=src, name_expressions=["scale<float, 3>", "scale<unsigned long long, 5>"])
+    f = cp.asarray(np.arange(4, dtype=np.float32))
+    u = cp.asarray(np.arange(4, dtype=np.uint64))
+    mod.get_function("scale<float, 3>")((1,), (4,), (f,))
+    mod.get_function("scale<unsigned long long, 5>")((1,), (4,), (u,))
+    assert f.get().tolist() == [0, 3, 6, 9] and u.get().tolist() == [0, 5, 10, 15]

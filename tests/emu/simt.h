@@ -1137,6 +1137,12 @@ static void describe_fault(double timeout_s) {
 }
 }  // namespace simt
 
+// A template kernel named by an expression (RawModule's name_expressions): kernel number I.
+#define SIMT_KERNEL_EXPR(I, ...) \
+    extern "C" __attribute__((visibility("default"))) void simt_tramp_expr##I(void** a) { simt_invoke(__VA_ARGS__, a); } \
+    extern "C" __attribute__((visibility("default"))) const char* simt_sig_expr##I() { return simt_signature(__VA_ARGS__); } \
+    extern "C" __attribute__((visibility("default"))) int simt_bounds_expr##I() { return 1024; }
+
 // Run one launch; 0 on success, -1 with a message in err on a failure of the kernel (deadlock,
 // divergent synchronisation), -2 for a launch the emulator cannot run.
 extern "C" __attribute__((visibility("default"))) int simt_launch(

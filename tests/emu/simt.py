@@ -223,8 +223,9 @@ def _what(kind: str, size: int) -> str:
 class Kernel:
     """One ``__global__`` function of a :class:`Module`."""
 
-    def __init__(self, module: "Module", name: str):
-        self.module, self.name = module, name
+    def __init__(self, module: "Module", symbol: str, display: str | None = None):
+        self.module, self.name = module, display or symbol
+        name = symbol
         lib = module.lib
         try:
             self._tramp = ctypes.cast(getattr(lib, f"simt_tramp_{name}"), ctypes.c_void_p).value
@@ -236,7 +237,7 @@ class Kernel:
         bounds.restype = ctypes.c_int
         self.params = [(p[0], int(p[1:])) for p in sig().decode().split(",") if p]
         self.max_threads = int(bounds())
-        self._name_b = name.encode()
+        self._name_b = self.name.encode()
 
     def _convert(self, args) -> ctypes.Array:
         if not isinstance(args, tuple):
@@ -344,16 +345,23 @@ class Module:
     ----------
     code : str        the CUDA C++ source, unchanged
     options : tuple   NVRTC options; -I, -D, -U and -std are passed to g++, the rest ignored
+    name_expressions : sequence of str
+                      template kernels to instantiate (``"k<float, 4>"``), then found by
+                      :meth:`get_function` under that same text
     """
 
-    def __init__(self, code: str, options=()):
+    def __init__(self, code: str, options=(), name_expressions=()):
         self.code = code
         self.options = tuple(options)
+        self.name_expressions = tuple(name_expressions or ())
         dirs = _include_dirs(self.options)
         self.display = _display_name(code, dirs)
         self._max_dyn: dict[str, int] = {}
         body = _DYN_SHARED.sub(lambda m: f"SIMT_DYNAMIC_SHARED({m.group(1)}, {m.group(2)});", code)
         body = f'#include "simt.h"\n#line 1 "{self.display}"\n{body}\n'
+        if self.name_expressions:
+            body += '#line 1 "<simt name expressions>"\n' + "".join(
+                f"SIMT_KERNEL_EXPR({i}, {e})\n" for i, e in enumerate(self.name_expressions))
         flags = ["g++", *_gxx_flags(self.options), f"-I{HERE}"]
         extra = [*_OPT, "-fPIC", "-shared", "-fno-strict-aliasing", "-Wno-unknown-pragmas",
                  *shlex.split(os.environ.get("ANDERSEN_GPU_EMULATOR_CFLAGS", ""))]
@@ -399,6 +407,8 @@ class Module:
 
     def get_function(self, name: str) -> Kernel:
         k = self._kernels.get(name)
+        if k is None and name in self.name_expressions:
+            k = self._kernels[name] = Kernel(self, f"expr{self.name_expressions.index(name)}", display=name)
         if k is None:
             if name not in {n for n, _ in self.kernels_found}:
                 raise LaunchError(f"no kernel {name!r} in {self.display} (found: "

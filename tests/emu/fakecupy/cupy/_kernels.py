@@ -58,16 +58,16 @@ class RawModule:
                  jitify=False):
         if code is None:
             raise NotImplementedError("the emulator compiles source code only (no path= to a cubin)")
-        if name_expressions:
-            raise NotImplementedError("name_expressions (template kernels) are not emulated")
         self.code, self.options = code, tuple(options)
+        self.name_expressions = tuple(name_expressions or ())
         try:
-            self._module = simt.Module(code, self.options)
+            self._module = simt.Module(code, self.options, self.name_expressions)
         except simt.CompileError as exc:
             raise CompileException(str(exc), code, "simt", self.options) from None
         self._functions: dict[str, Function] = {}
 
     def get_function(self, name: str) -> Function:
+        """The kernel ``name`` (a name expression's own text for a template kernel)."""
         fn = self._functions.get(name)
         if fn is None:
             fn = self._functions[name] = Function(self._module.get_function(name))
