@@ -1,21 +1,20 @@
 """The GPU backend, kernels included, on the SIMT emulator (tests/emu) against the reference
 backend: CI's cover of the kernels' logic on machines without a GPU.
 
-The kernels of kernels_cu/ run unchanged on the CPU (built with g++ on first use and cached);
-every option that picks another kernel path is switched on for some case. The full GPU test
-file runs on the emulator too: ``ANDERSEN_GPU_EMULATOR=1 python3 -m pytest -m gpu
-tests/test_gpu_backend.py``.
+The cases are those of tests/test_gpu_backend.py (its test bodies, called here inside
+``emulated()``), the hypothesis ones with fewer examples; the kernels of kernels_cu/ run
+unchanged on the CPU (built with g++ on first use and cached). The whole GPU test file runs on
+the emulator too: ``ANDERSEN_GPU_EMULATOR=1 python3 -m pytest -m gpu tests/test_gpu_backend.py``.
 """
 
 from __future__ import annotations
 
 import shutil
-from unittest.mock import patch
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+import tests.test_gpu_backend as on_gpu
 from andersen_gpu.backends import reference
 from constraints.model import ConstraintSet
 from tests.emu import emulated
@@ -32,89 +31,58 @@ def gpu():
         yield backend
 
 
-def same(gpu, cs: ConstraintSet, **kw) -> None:
-    want = reference.solve(cs)
-    got = gpu.solve(cs, **kw)
-    assert got == want, got.diff_report(want, labels=(f"gpu (emulated) {kw}", "reference"))
+def _emulated(name: str, strategy, examples: int):
+    """test_gpu_backend.py's hypothesis test ``name`` (its body, over ``strategy``, which must
+    be the one it draws from) with ``examples`` examples, on the emulator."""
+    body = getattr(on_gpu, name).hypothesis.inner_test
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(cs=strategy)
+    def test(gpu, cs):
+        body(cs)
+    test.__name__ = name
+    return test
 
 
-def sound_hcd(cs: ConstraintSet) -> ConstraintSet:
-    """``cs`` with an HCD table that holds in the least solution (p, t: every pointee of p but
-    the int-to-pointer object has t's final set)."""
-    import dataclasses
-    sol = reference.solve(cs)
-    sets = [tuple(sol.points_to(v).tolist()) for v in range(cs.n_nodes)]
-    first: dict[tuple, int] = {}
-    for v, s in enumerate(sets):
-        first.setdefault(s, v)
-    hp, ht = [], []
-    for p in range(cs.n_nodes):
-        zs = [z for z in sets[p] if z != cs.int_to_pointer]
-        if zs and len({sets[z] for z in zs}) == 1:
-            hp.append(p)
-            ht.append(first[sets[zs[0]]])
-    return dataclasses.replace(cs, hcd_ptr=np.array(hp, np.int32), hcd_target=np.array(ht, np.int32))
-
-
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
-@given(constraint_sets(max_nodes=40, max_constraints=80, with_i2p=None, with_merges=None))
-def test_random_sets_every_kernel_path(gpu, cs):
-    from andersen_gpu.backends import _gpu_insert_pairs, _gpu_pool
-    same(gpu, cs)
-    # every class through the hash-sort kernels, every pair batch through the records, the
-    # copy kernel's chunks and filter
-    same(gpu, cs, ptr_eq_min_changed=0, class_table=False, copy_chunk=32, copy_filter=True)
-    with patch.object(_gpu_insert_pairs, "RECORDS_MIN_PAIRS", 1), \
-            patch.object(_gpu_insert_pairs, "RECORD_MIN_FILL", 0):
-        same(gpu, cs, pointee_order=False)
-    # a one-element pool: every kernel overflows, the pool grows (once through host memory),
-    # the update resumes; and the frontier work lists with online HCD merges and cycle scans
-    same(gpu, cs, capacity=1, ptr_eq_min_changed=0, overlap=False)
-    grow = _gpu_pool.DevicePool.grow
-    with patch.object(_gpu_pool.DevicePool, "grow", lambda self, top: grow(self, top, stage_through_host=True)):
-        same(gpu, cs, capacity=1, filter_known=False, pointer_equivalence=False)
-    with patch.object(_gpu_pool, "FRONTIER_MIN_NODES", 0):
-        same(gpu, sound_hcd(cs), hcd=True, cycles=True, cycle_period=1, capacity=1)
+small = constraint_sets(max_nodes=40, max_constraints=80)
+merged = constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True)
+test_random_sets_match_reference = _emulated("test_random_sets_match_reference", constraint_sets(), 40)
+test_random_sets_with_set_classes = _emulated("test_random_sets_with_set_classes", small, 10)
+test_random_sets_with_insert_records = _emulated(
+    "test_random_sets_with_insert_records",
+    constraint_sets(max_nodes=2500, max_constraints=200, with_i2p=True, with_merges=True), 10)
+test_random_sets_pool_growth_and_no_ptr_eq = _emulated("test_random_sets_pool_growth_and_no_ptr_eq", merged, 10)
+test_random_sets_pool_growth_through_host = _emulated("test_random_sets_pool_growth_through_host", merged, 10)
+test_random_sets_with_online_cycles = _emulated(
+    "test_random_sets_with_online_cycles",
+    constraint_sets(max_nodes=40, max_constraints=80, with_i2p=None, with_merges=None), 10)
+test_random_sets_with_online_hcd = _emulated("test_random_sets_with_online_hcd", small, 8)
+test_random_sets_through_work_lists = _emulated("test_random_sets_through_work_lists", merged, 10)
 
 
 @pytest.mark.parametrize("base", [0, 959, 1919])
 def test_element_and_word_boundaries(gpu, base):
-    # objects straddling 32-bit words and 960-bit elements; geps crossing them
-    n = base + 2100
-    cs = ConstraintSet.from_lists(
-        n, obj_size={base: 5, base + 3: 2, base + 1000: 1100},
-        addr=[(n - 1, base), (n - 1, base + 3), (n - 2, base + 1000), (n - 3, n - 2)],
-        copy=[(n - 4, n - 1), (n - 5, n - 4), (n - 1, n - 5)],
-        gep=[(n - 6, n - 1, 1), (n - 7, n - 1, 4), (n - 8, n - 2, 961), (n - 9, n - 2, 1099),
-             (n - 10, n - 2, 1100)],
-        store=[(n - 3, n - 6)], load=[(n - 11, n - 3), (n - 12, n - 8)])
-    same(gpu, cs)
+    on_gpu.test_element_and_word_boundaries(base)
 
 
-def test_int_to_pointer_and_answers_written_out(gpu):
-    cs = ConstraintSet.from_lists(8, obj_size={1: 1, 2: 1, 3: 1}, int_to_pointer=1,
-                                  addr=[(4, 1), (4, 2), (5, 3), (1, 3)], store=[(4, 5)], load=[(6, 4)])
+@pytest.mark.parametrize("case", ["test_int_to_pointer_loads_and_stores_do_nothing",
+                                  "test_store_and_successor_pairs_of_one_round_stay_apart",
+                                  "test_long_runs_of_one_target_cut_into_chunks",
+                                  "test_empty_and_trivial_inputs", "test_stats_are_filled",
+                                  "test_trace_has_one_entry_per_round"])
+def test_hand_made_cases(gpu, case):
+    getattr(on_gpu, case)()
+
+
+@pytest.mark.parametrize("n", [0, 33, 4097, 3 * 4096 + 5])
+def test_sort_keys(gpu, n):
+    on_gpu.test_sort_keys_small_and_large(n, "few")
+
+
+def test_the_device_is_the_emulator(gpu):
+    cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
     got = gpu.solve(cs)
-    assert got.points_to(2).tolist() == [3]
-    assert got.points_to(1).tolist() == [3]
-    assert got.points_to(6).tolist() == [3]
-    assert got == reference.solve(cs)
-    assert got.stats.device == "SIMT emulator"
-
-
-def test_a_long_run_of_one_target_in_chunks(gpu):
-    # 600 old copy edges into x active in one round: runs cut at 32 and 64 pairs
-    k = 600
-    a, b, x = k, 2 * k, 3 * k
-    copy = [(b + i, a + i) for i in range(k)] + [(x, b + i) for i in range(k)]
-    cs = ConstraintSet.from_lists(3 * k + 1, obj_size={j: 1 for j in range(k)},
-                                  addr=[(a + i, i // 2) for i in range(k)], copy=copy)
-    want = reference.solve(cs)
-    assert want.points_to(x).tolist() == list(range(k // 2))
-    for chunk in (32, 64, 0):
-        got = gpu.solve(cs, preprocess=False, hcd=False, copy_chunk=chunk)
-        assert got == want
+    assert got.stats.device == "SIMT emulator" and got.points_to(1).tolist() == [2]
 
 
 # Deliberate breakages of rules.cu, each of which the emulator must turn into a wrong answer:
