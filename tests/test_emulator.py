@@ -478,3 +478,22 @@ def test_template_kernels_by_name_expressions(cp):
     mod.get_function("scale<float, 3>")((1,), (4,), (f,))
     mod.get_function("scale<unsigned long long, 5>")((1,), (4,), (u,))
     assert f.get().tolist() == [0, 3, 6, 9] and u.get().tolist() == [0, 5, 10, 15]
+
+
+def test_emulated_puts_back_what_was_imported(monkeypatch):
+    # as on a GPU machine: a real cupy and a backend module bound to it before the block
+    import sys
+    import types
+    real = types.ModuleType("cupy")
+    bound = types.ModuleType("andersen_gpu.backends._gpu_pool")
+    bound.cupy = real
+    monkeypatch.setitem(sys.modules, "cupy", real)
+    monkeypatch.setitem(sys.modules, "andersen_gpu.backends._gpu_pool", bound)
+    with emulated() as fake:
+        assert sys.modules["cupy"] is fake and fake is not real
+        from andersen_gpu.backends import _gpu_pool
+        assert _gpu_pool is not bound and _gpu_pool.cupy is fake
+    assert sys.modules["cupy"] is real
+    assert sys.modules["andersen_gpu.backends._gpu_pool"] is bound
+    import andersen_gpu.backends
+    assert andersen_gpu.backends._gpu_pool is bound
