@@ -61,8 +61,19 @@ class KernelError(RuntimeError):
 
 
 def cache_dir() -> Path:
+    """Where built libraries are kept: ANDERSEN_GPU_EMULATOR_CACHE, else ~/.cache/andersen-gpu-simt,
+    else (no writable home) a folder under the system's temporary directory."""
     d = os.environ.get("ANDERSEN_GPU_EMULATOR_CACHE")
-    return Path(d) if d else Path.home() / ".cache" / "andersen-gpu-simt"
+    if d:
+        return Path(d)
+    home = Path.home() / ".cache" / "andersen-gpu-simt"
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        if os.access(home, os.W_OK):
+            return home
+    except OSError:
+        pass
+    return Path(tempfile.gettempdir()) / f"andersen-gpu-simt-{os.getuid()}"
 
 
 # -- finding the kernels ----------------------------------------------------------------------
