@@ -497,3 +497,27 @@ def test_emulated_puts_back_what_was_imported(monkeypatch):
     assert sys.modules["andersen_gpu.backends._gpu_pool"] is bound
     import andersen_gpu.backends
     assert andersen_gpu.backends._gpu_pool is bound
+
+
+CG = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void tiles(const unsigned* in, unsigned* out) {
+    cg::thread_block b = cg::this_thread_block();
+    cg::thread_block_tile<8> t = cg::tiled_partition<8>(b);
+    const unsigned v = in[b.thread_rank()];
+    unsigned s = cg::reduce(t, v, cg::plus<unsigned>());
+    b.sync();
+    out[b.thread_rank()] = s * 1000 + t.shfl(v, 0) + (t.ballot(v & 1) << 20);
+}
+"""
+
+
+def test_cooperative_groups_tiles(cp):
+    host = np.arange(64, dtype=np.uint32) * 3
+    out = cp.zeros(64, cp.uint32)
+    run(cp, CG, "tiles", (1,), (64,), cp.asarray(host), out)
+    g = host.reshape(8, 8)
+    odd = [sum(1 << i for i in range(8) if g[k, i] & 1) for k in range(8)]
+    want = [(int(g[k].sum()) * 1000 + int(g[k, 0]) + (odd[k] << 20)) for k in range(8) for _ in range(8)]
+    assert out.get().tolist() == [w & 0xFFFFFFFF for w in want]

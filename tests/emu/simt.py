@@ -373,7 +373,7 @@ class Module:
         if self.name_expressions:
             body += '#line 1 "<simt name expressions>"\n' + "".join(
                 f"SIMT_KERNEL_EXPR({i}, {e})\n" for i, e in enumerate(self.name_expressions))
-        flags = ["g++", *_gxx_flags(self.options), f"-I{HERE}"]
+        flags = ["g++", *_gxx_flags(self.options), f"-I{HERE}", f"-I{HERE / 'include'}"]
         extra = [*_OPT, "-fPIC", "-shared", "-fno-strict-aliasing", "-Wno-unknown-pragmas",
                  *shlex.split(os.environ.get("ANDERSEN_GPU_EMULATOR_CFLAGS", ""))]
         key = hashlib.sha256("\0".join([HEADER.read_text(), body, " ".join(flags + extra), _gxx_version(),
