@@ -80,6 +80,7 @@ def emulated():
     if not already:
         for k in saved:
             del sys.modules[k]
+        _forget_package_attributes(saved)   # `from pkg import mod` reads pkg.mod first
         _import_fake()
     try:
         yield sys.modules["cupy"]
@@ -90,6 +91,16 @@ def emulated():
                 del sys.modules[k]
             sys.modules.update(saved)
             _restore_package_attributes(dropped, saved)
+
+
+def _forget_package_attributes(dropped: dict) -> None:
+    """Drop the attributes that point packages at the dropped submodules (whatever module
+    they point to), so that the next import of each loads it again."""
+    for full in dropped:
+        parent, _, name = full.rpartition(".")
+        pkg = sys.modules.get(parent)
+        if pkg is not None and isinstance(getattr(pkg, name, None), types.ModuleType):
+            delattr(pkg, name)
 
 
 def _restore_package_attributes(dropped: dict, saved: dict) -> None:
