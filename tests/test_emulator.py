@@ -250,6 +250,37 @@ def test_a_lost_update_across_a_synchronisation_shows(cp):
     assert int(c[0]) == 17
 
 
+WORK_COUNTER = r"""
+// a persistent work counter whose atomicAdd was split into a read and a later write
+extern "C" __global__ void claim(unsigned* counter, unsigned* claimed, unsigned n) {
+    const unsigned lane = threadIdx.x & 31;
+    for (;;) {
+        unsigned i = 0;
+        if (lane == 0) i = ATOMIC_OR_NOT;
+        i = __shfl_sync(0xFFFFFFFFu, i, 0);
+        if (lane == 0 && !IS_ATOMIC) *counter = i + 1;
+        if (i >= n) return;
+        if (lane == 0) atomicAdd(&claimed[i], 1u);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("atomic", [True, False])
+def test_a_lost_atomic_between_warps_shows(cp, atomic):
+    # every warp takes a step in turn: another warp's read lands between a warp's read and its
+    # write, so items are claimed twice (an atomic claims each once)
+    src = WORK_COUNTER.replace("ATOMIC_OR_NOT", "atomicAdd(counter, 1u)" if atomic else "*counter").replace(
+        "IS_ATOMIC", "1" if atomic else "0")
+    counter, claimed = cp.zeros(1, cp.uint32), cp.zeros(100, cp.uint32)
+    run(cp, src, "claim", (2,), (128,), counter, claimed, np.uint32(100))
+    got = claimed.get()
+    if atomic:
+        assert got.tolist() == [1] * 100
+    else:
+        assert got.max() > 1
+
+
 EXITED = r"""
 extern "C" __global__ void early_exit(unsigned* out) {
     const unsigned lane = threadIdx.x & 31;

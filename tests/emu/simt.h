@@ -363,13 +363,14 @@ static uint64_t next_random() {
     return rng_state = x;
 }
 
-// Scheduling is by warp: the lanes of the current warp run, one after another, until none is
-// runnable (all wait at a synchronisation or have exited); then the next warp with runnable
-// lanes. So within one step of a warp (from one synchronisation to the next) no other warp's
-// writes appear between its lanes, as on a GPU where the converged warp executes each
-// instruction for all its lanes at once; the lanes of a warp do see each other's writes of the
-// step in lane order (which is what exposes a missing __syncwarp). With a seed, the next lane
-// of a warp and the next warp are drawn at random.
+// Scheduling is by warp step: the lanes of the current warp run, one after another, until none
+// is runnable (all wait at a synchronisation or have exited); when that synchronisation
+// completes, the warp goes to the back of the queue and the next warp takes its step. So no
+// other warp's writes appear between the lanes of one step (as on a GPU, where a converged warp
+// executes each instruction for all its lanes at once), warps interleave at every step, and the
+// lanes of a warp see each other's writes of the step in lane order (which is what exposes a
+// missing __syncwarp). With a seed, the next lane of a warp and the next warp are drawn at
+// random.
 static void enqueue_warp(unsigned w) {
     if (warps[w].queued) return;
     warps[w].queued = true;
@@ -534,8 +535,7 @@ static void complete(Thread* me, unsigned mask) {
     for (unsigned m = mask; m; m &= m - 1) {
         unsigned i = base + __builtin_ctz(m);
         threads[i].op = OP_NONE;
-        if (&threads[i] == me) me->state = READY;
-        else wake(i);
+        wake(i);
     }
 }
 
@@ -576,11 +576,14 @@ static uint64_t warp_op(int op, unsigned mask, uint64_t val, uint64_t arg, int w
     t->state = WAIT_WARP;
     w.waiting |= bit;
     if ((w.waiting & mask) == mask) {
+        // the step is complete: every warp with runnable lanes takes its next step before
+        // this one goes on (round-robin, or at random with a seed)
         complete(t, mask);
-    } else {
-        block_on(t);
-        if (failed) fail_here();
+        rotate = true;
+        make_ready(t->linear);
     }
+    block_on(t);
+    if (failed) fail_here();
     return t->result;
 }
 
