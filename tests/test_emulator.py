@@ -23,6 +23,12 @@ def cp():
         yield cupy
 
 
+@pytest.fixture(autouse=True)
+def round_robin(monkeypatch):
+    """The deterministic schedule: some tests here show what a given order exposes."""
+    monkeypatch.delenv("ANDERSEN_GPU_EMULATOR_SEED", raising=False)
+
+
 def run(cp, src: str, name: str, grid, block, *args, shared_mem: int = 0):
     cp.RawModule(code=src).get_function(name)(grid, block, args, shared_mem=shared_mem)
 
