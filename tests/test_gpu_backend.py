@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from andersen_gpu.backends import reference
 from andersen_gpu.solution import Solution
 from constraints.model import ConstraintSet
-from tests.emu import requested as emulated
+from tests.emu import requested as emulator_requested
 from tests.strategies import constraint_sets
 
 pytestmark = pytest.mark.gpu
@@ -276,7 +276,7 @@ def test_trace_has_one_entry_per_round():
 
 
 def _dump(name: str):
-    if emulated() and name in TOO_BIG_TO_EMULATE:
+    if emulator_requested() and name in TOO_BIG_TO_EMULATE:
         pytest.skip(f"{name}: minutes a solve on the SIMT emulator")
     import sys
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
