@@ -14,8 +14,9 @@ if str(ROOT) not in sys.path:
 
 # ANDERSEN_GPU_EMULATOR=1: `cupy` is the SIMT emulator's stand-in (tests/emu), so the gpu tests
 # run on the CPU
-if os.environ.get("ANDERSEN_GPU_EMULATOR", "") == "1":
-    from tests.emu import install as _install_emulator
+from tests.emu import install as _install_emulator, requested as _emulator_requested  # noqa: E402
+
+if _emulator_requested():
     _install_emulator()
 
 # The paper's inputs live beside the checkout (never copied into the project).
