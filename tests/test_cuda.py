@@ -1,0 +1,174 @@
+"""CUDA programs (tests/cuda/*.cu): host and device analysed together, facts in the device IR.
+
+Each program is compiled once per session for the host and the device (clang-19 -x cuda,
+``constraints.llvm.cuda``), linked by ``cuda_link``, extracted and solved. Checked:
+
+* the alias assertions in its device and host code, on every backend (gpu with ``-m gpu``);
+* every pointer parameter of every kernel receives what the host launches it with;
+* nothing is called without a model;
+* the device IR annotated by ``annotate`` gives aa-eval's NoAlias exactly where our location
+  sets are disjoint (as tests/test_annotate.py checks for CPU programs).
+
+Everything here skips when clang-19 cannot compile CUDA here (no CUDA 12.x headers: ``pip
+install '.[cuda]'``) or the helper cannot be built. A GPU machine without clang checks
+extractions made elsewhere: ``python3 -m tests.test_cuda --write-extracts DIR`` (from the
+checkout's root), then ``ANDERSEN_LLVM_EXTRACTS=DIR`` (as tests/test_llvm_aliases.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pickle
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from andersen_gpu.commands.check_aliases import check_extracted
+
+HERE = Path(__file__).resolve().parent / "cuda"
+PROGRAMS = sorted(HERE.glob("*.cu"))
+BACKENDS = (["reference"] + (["cpu"] if importlib.util.find_spec("andersen_gpu.backends.cpu") else [])
+            + [pytest.param("gpu", marks=pytest.mark.gpu)])
+EXTRACTS_ENV = "ANDERSEN_LLVM_EXTRACTS"
+_KERNEL = re.compile(r'^!\d+ = !\{ptr @("[^"]+"|[-\w$.]+), !"kernel", i32 1\}$', re.M)
+
+
+def _why_not() -> str | None:
+    from constraints.llvm import cuda
+
+    return cuda.available()
+
+
+def _compile(src: Path, workdir: Path) -> dict:
+    """Compile, link and extract one program: its paths, device text and extraction."""
+    from constraints.llvm import cuda, extract_with_stats
+
+    sub = workdir / src.stem
+    sub.mkdir()
+    program = cuda.prepare([src], sub)
+    cs, stats = extract_with_stats([program.combined])
+    return {"program": program, "device_text": cuda.device_text(program), "extract": (str(src), cs, stats)}
+
+
+@pytest.fixture(scope="session")
+def compiled(tmp_path_factory):
+    """Each program's compile and extraction, made on first use and kept for the session
+    (only the extraction when read from ``$ANDERSEN_LLVM_EXTRACTS``)."""
+    out = tmp_path_factory.mktemp("cuda-tests")
+    saved = os.environ.get(EXTRACTS_ENV)
+    cache: dict[Path, dict] = {}
+
+    def get(src: Path, need_ir: bool = False) -> dict:
+        if src not in cache:
+            if saved and not need_ir:
+                cache[src] = {"extract": pickle.loads((Path(saved) / f"{src.name}.pkl").read_bytes())}
+            else:
+                why = _why_not()
+                if why is not None:
+                    pytest.skip(f"CUDA programs cannot be compiled here: {why}")
+                cache[src] = _compile(src, out)
+        return cache[src]
+    return get
+
+
+def kernels(device_text: str) -> dict[str, list[str]]:
+    """Kernel name -> names of its pointer parameters (``ptr`` or ``ptr byval``)."""
+    out = {}
+    for name in _KERNEL.findall(device_text):
+        m = re.search(rf"^define [^\n]*@{re.escape(name)}\((.*)\) [^\n]*\{{$", device_text, re.M)
+        out[name] = re.findall(r"ptr [^,%]*%([-\w$.]+)", m.group(1))
+    return out
+
+
+def test_eight_rodinia_style_programs():
+    assert {p.stem for p in PROGRAMS} >= {"bfs", "hotspot", "pathfinder", "needle", "srad", "backprop", "bitonic",
+                                          "radix"}
+
+
+@pytest.mark.parametrize("src", PROGRAMS, ids=lambda p: p.name)
+def test_program_names_its_items(src):
+    assert re.search(r"Items?: \S", src.read_text()[:900]), f"{src.name}: the opening comment must name its items"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("src", PROGRAMS, ids=lambda p: p.name)
+def test_alias_assertions(src, backend, compiled):
+    results = check_extracted(*compiled(src)["extract"], backend)
+    assert len(results) >= 4, f"{src.name} has too few alias assertions"
+    failed = [f"{r['location']}: {r['kind']}({r['a']}, {r['b']}) got {'alias' if r['alias'] else 'no alias'}"
+              for r in results if not r["passed"]]
+    assert not failed, "\n".join(failed)
+    assert all(re.search(rf"{re.escape(src.name)}:\d+$", r["location"]) for r in results)
+    # assertions in device code are the point: each kernel checks some
+    cs = compiled(src)["extract"][1]
+    in_kernels = {cs.node_label(c.a).split(":")[0] for c in compiled(src)["extract"][2].alias_checks}
+    assert any(not name.startswith(("main", "@")) for name in in_kernels)
+
+
+@pytest.mark.parametrize("src", PROGRAMS, ids=lambda p: p.name)
+def test_kernel_parameters_receive_the_launch_arguments(src, compiled):
+    from andersen_gpu import solve
+
+    got = compiled(src, need_ir=True)
+    _, cs, stats = got["extract"]
+    assert not stats.unmodelled_calls, dict(stats.unmodelled_calls)
+    sol = solve(cs, backend="reference")
+    found = kernels(got["device_text"])
+    assert found, "no kernels found in the device module"
+    for kernel, params in found.items():
+        for p in params:
+            targets = [cs.names[z] for z in sol.points_to(f"{kernel}:%{p}")]
+            assert targets, f"{kernel}: parameter %{p} points to nothing"
+            # device pointers come from the host: heap objects of main or host stack slots (byval)
+            assert all(t.startswith(("*main:", "*_Z", "*__device_stub__")) for t in targets), (kernel, p, targets)
+
+
+@pytest.mark.parametrize("src", PROGRAMS, ids=lambda p: p.name)
+def test_annotated_device_ir_matches_facts(src, compiled, tmp_path):
+    from andersen_gpu.aliasfacts import analyze
+    from andersen_gpu.aliasfacts.aaeval import load_store_pairs, strip_metadata
+    from andersen_gpu.aliasfacts.annotate import annotate_text, site_lines
+
+    got = compiled(src, need_ir=True)
+    text = got["device_text"]
+    facts, _, _, _ = analyze([got["program"].combined], backend="reference")
+    annotated, stats = annotate_text(text, facts, part=True)
+    assert stats.annotated > 0 and stats.unknown == 0
+    path = tmp_path / f"{src.stem}.device.annotated.ll"
+    path.write_text(annotated)
+    lines = text.split("\n")
+    by_text: dict[tuple[str, str], list[int]] = {}
+    for fname, line_of in site_lines(lines, facts, part=True).items():
+        for i, li in line_of.items():
+            by_text.setdefault((fname, strip_metadata(lines[li])), []).append(i)
+    pairs = [p for p in load_store_pairs(path) if (p.function, strip_metadata(p.a)) in by_text]
+    wrong, no_alias = [], 0
+    for p in pairs:
+        a, b = by_text[(p.function, strip_metadata(p.a))], by_text[(p.function, strip_metadata(p.b))]
+        expected = {not facts.may_alias(x, y) for x in a for y in b}
+        assert len(expected) <= 1, f"identical lines with different facts: {p.a}"
+        if len(expected) == 1 and (p.verdict == "NoAlias") != expected.pop():
+            wrong.append(f"{p.function}: {p.verdict}: {p.a} <-> {p.b}")
+        no_alias += p.verdict == "NoAlias"
+    assert not wrong, "\n".join(wrong)
+    assert no_alias > 0
+
+
+def write_extracts(folder: Path) -> int:
+    """Pickle every program's extraction into ``folder`` (for ``$ANDERSEN_LLVM_EXTRACTS``)."""
+    import tempfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as work:
+        for src in PROGRAMS:
+            (folder / f"{src.name}.pkl").write_bytes(pickle.dumps(_compile(src, Path(work))["extract"]))
+    return len(PROGRAMS)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] != "--write-extracts":
+        sys.exit("usage: python3 -m tests.test_cuda --write-extracts DIR")
+    print(f"wrote {write_extracts(Path(sys.argv[2]))} extractions to {sys.argv[2]}")
