@@ -157,6 +157,77 @@ def test_annotated_device_ir_matches_facts(src, compiled, tmp_path):
     assert no_alias > 0
 
 
+def test_bad_cuda_source_is_one_line(tmp_path, capsys):
+    from andersen_gpu.cli import main
+
+    if _why_not() is not None:
+        pytest.skip(_why_not())
+    bad = tmp_path / "bad.cu"
+    bad.write_text("__global__ void k(int *p) { p[0] = ; }\n")
+    assert main(["extract", str(bad), "-o", str(tmp_path / "x.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.cu" in err[0] and "(host side) failed" in err[0], err
+    assert not (tmp_path / "x.npz").exists()
+
+
+def test_host_and_device_modules_give_the_cu_programs_constraints(compiled, tmp_path):
+    """``extract HOST.bc DEVICE.bc`` (the device module found by its triple) is the ``.cu`` program."""
+    from constraints.llvm import extract_with_stats
+
+    got = compiled(PROGRAMS[0], need_ir=True)
+    program = got["program"]
+    cs, _ = extract_with_stats([*program.device, *program.host])
+    ref = got["extract"][1]
+    assert (cs.n_nodes, cs.n_constraints, cs.names) == (ref.n_nodes, ref.n_constraints, ref.names)
+
+
+def test_device_module_alone_is_refused(compiled):
+    from constraints.errors import InputError
+    from constraints.llvm import cuda
+
+    program = compiled(PROGRAMS[0], need_ir=True)["program"]
+    with pytest.raises(InputError, match="only device modules"):
+        cuda.prepare([program.device[0], program.device[0]], program.combined.parent)
+
+
+def test_bbv_terms():
+    sys.path.insert(0, str(HERE.parent.parent / "bench"))
+    from cuda_device_run import bbv_terms
+
+    import numpy as np
+
+    # one thread block of 64 threads (two warps), three basic blocks of 2, 5 and 1 instructions:
+    # every thread runs block 0 once; in warp 0 the even lanes run block 1 three times, the odd
+    # lanes block 2 once; warp 1 runs block 2 twice on every lane
+    counts = np.zeros((64, 3), np.int32)
+    counts[:, 0] = 1
+    counts[0:32:2, 1] = 3
+    counts[1:32:2, 2] = 1
+    counts[32:, 2] = 2
+    got = bbv_terms(counts, [2, 5, 1], 64)
+    assert got == {"bbv": 1 + 3 + 1 + 1 + 0 + 2, "bbv_weighted": 2 + 15 + 1 + 2 + 0 + 2,
+                   "thread_work": 64 * 2 + 16 * 3 * 5 + 16 * 1 + 32 * 2}
+
+
+def test_bench_builds_run_in_a_dry_run(tmp_path):
+    """bench/cuda_transforms.py on one program, then the device script's --dry-run on its PTX."""
+    if _why_not() is not None:
+        pytest.skip(_why_not())
+    sys.path.insert(0, str(HERE.parent.parent / "bench"))
+    import cuda_device_run
+    import cuda_transforms
+
+    ptx = tmp_path / "ptx"
+    assert cuda_transforms.main(["radix", "--out", str(tmp_path / "t"), "--ptx", str(ptx)]) == 0
+    table = (tmp_path / "t.csv").read_text()
+    assert "radix_scatter" in table and "mldst-motion" in table
+    assert cuda_device_run.main(["--dry-run", "--ptx", str(ptx)]) == 0
+    manifest = ptx / "manifest.json"
+    broken = manifest.read_text().replace('"launch":"radix_flags"', '"launch":"radix_flag"', 1)
+    manifest.write_text(broken)
+    assert cuda_device_run.main(["--dry-run", "--ptx", str(ptx)]) == 1
+
+
 def write_extracts(folder: Path) -> int:
     """Pickle every program's extraction into ``folder`` (for ``$ANDERSEN_LLVM_EXTRACTS``)."""
     import tempfile
