@@ -46,8 +46,8 @@ PATH_ENV = "ANDERSEN_CUDA_PATH"
 #: and libdevice, CCCL's <nv/target>, curand's headers (clang's wrapper includes one).
 WHEELS = (("nvidia.cuda_runtime", "include"), ("nvidia.cuda_nvcc", "include nvvm"),
           ("nvidia.cuda_cccl", "include"), ("nvidia.curand", "include"))
-INSTALL_HINT = (f"pip install 'andersen-gpu[cuda]' (CUDA 12.5 headers from PyPI), or set {PATH_ENV} "
-                f"(or --cuda-path) to a CUDA toolkit clang-19 supports (12.5 or older)")
+INSTALL_HINT = (f"pip install 'andersen-gpu[cuda]' (CUDA 12.5 headers from PyPI), or point {PATH_ENV} "
+                f"(or --cflag=--cuda-path=DIR) at a CUDA toolkit clang-19 supports (12.5 or older)")
 _NEWEST_MAJOR = 12           # clang-19's CUDA wrapper headers fail on CUDA 13's
 _TRIPLE = re.compile(r'^target triple = "([^"]*)"', re.M)
 
