@@ -171,28 +171,18 @@ def compile_cuda(path: str | os.PathLike, out_dir: str | os.PathLike, extra_flag
         No CUDA toolkit clang-19 can use, clang-19 or opt-19 missing, or a compile
         error (the compiler's first error line).
     """
-    from .inputs import CLANG_FLAGS
+    from .inputs import CLANG_FLAGS, clang_then_mem2reg
 
     src = Path(path)
     if not src.is_file():
         raise InputError("no such file", str(src))
-    clang, opt = _tool(CLANG), _tool(OPT)
     root = cuda_path(extra_flags)
     where = [f"--cuda-path={root}"] if root is not None else []
-    out_dir = Path(out_dir)
     out = []
-    for side, only in (("host", ["--cuda-host-only"]), ("device", ["--cuda-device-only"])):
-        raw, bc = out_dir / f"{src.stem}.{side}.O0.bc", out_dir / f"{src.stem}.{side}.bc"
-        cmd = [clang, "-x", "cuda", "-std=c++17", *where, f"--cuda-gpu-arch={ARCH}", *only,
-               "-Wno-unknown-cuda-version", *CLANG_FLAGS, *extra_flags, str(src), "-o", str(raw)]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        if res.returncode != 0:
-            raise InputError(f"{CLANG} ({side} side) failed: {_first_error(res.stderr)}", str(src))
-        res = subprocess.run([opt, "-passes=mem2reg", str(raw), "-o", str(bc)], capture_output=True, text=True)
-        if res.returncode != 0:
-            raise InputError(f"{OPT} -passes=mem2reg failed: {_first_error(res.stderr)}", str(src))
-        raw.unlink()
-        out.append(bc)
+    for side, only in (("host", "--cuda-host-only"), ("device", "--cuda-device-only")):
+        flags = ["-x", "cuda", "-std=c++17", *where, f"--cuda-gpu-arch={ARCH}", only, "-Wno-unknown-cuda-version",
+                 *CLANG_FLAGS, *extra_flags]
+        out.append(clang_then_mem2reg(flags, src, Path(out_dir) / f"{src.stem}.{side}.bc", f" ({side} side)"))
     return out[0], out[1]
 
 

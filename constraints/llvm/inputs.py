@@ -98,15 +98,24 @@ def compile_source(path: str | os.PathLike, out_dir: str | os.PathLike, extra_fl
     lang = C_SUFFIXES.get(src.suffix) or CXX_SUFFIXES.get(src.suffix)
     if lang is None:
         raise InputError(f"not a C/C++ source (suffix {src.suffix!r})", str(src))
-    clang, opt = _tool(CLANG), _tool(OPT)
-    out_dir = Path(out_dir)
-    raw = out_dir / f"{src.stem}.O0.bc"
-    out = out_dir / f"{src.stem}.bc"
     std = ["-std=c++17"] if lang == "c++" else []
-    cmd = [clang, "-x", lang, *std, *CLANG_FLAGS, *extra_flags, str(src), "-o", str(raw)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    return clang_then_mem2reg(["-x", lang, *std, *CLANG_FLAGS, *extra_flags], src, Path(out_dir) / f"{src.stem}.bc")
+
+
+def clang_then_mem2reg(flags: list[str], src: Path, out: Path, what: str = "") -> Path:
+    """``clang-19 FLAGS SRC`` into a temporary ``.O0.bc`` beside ``out``, then ``opt-19
+    -passes=mem2reg`` into ``out``; ``what`` names the compile in errors (" (host side)").
+
+    Raises
+    ------
+    InputError
+        clang-19 or opt-19 missing, or either fails (its first error line).
+    """
+    clang, opt = _tool(CLANG), _tool(OPT)
+    raw = out.with_suffix(".O0.bc")
+    res = subprocess.run([clang, *flags, str(src), "-o", str(raw)], capture_output=True, text=True)
     if res.returncode != 0:
-        raise InputError(f"{CLANG} failed: {_first_error(res.stderr)}", str(src))
+        raise InputError(f"{CLANG}{what} failed: {_first_error(res.stderr)}", str(src))
     res = subprocess.run([opt, "-passes=mem2reg", str(raw), "-o", str(out)], capture_output=True, text=True)
     if res.returncode != 0:
         raise InputError(f"{OPT} -passes=mem2reg failed: {_first_error(res.stderr)}", str(src))
