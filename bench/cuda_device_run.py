@@ -164,7 +164,7 @@ class Runner:
             elif "until_zero" in s:
                 for _ in range(int(s["max"])):
                     self._steps(s["steps"], timed)
-                    if int(self.buffers[s["until_zero"]][0].get()) == 0:
+                    if int(cp.asnumpy(self.buffers[s["until_zero"]][:1])[0]) == 0:
                         break
             else:
                 raise PlanError(f"{self.program}: unknown step {s!r}")
@@ -306,12 +306,16 @@ def ncu_metrics(ptx_dir: Path, program: str, build: str, launches_max: int) -> d
     """Mean of each NCU metric per kernel over the profiled launches (empty when ncu fails)."""
     import csv
     import io
+    import tempfile
 
-    cmd = ["ncu", "--csv", "--print-kernel-base", "mangled", "--metrics", ",".join(NCU_METRICS), "-c",
-           str(launches_max), sys.executable, __file__,
-           "--single", program, build, "--ptx", str(ptx_dir)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    lines = [ln for ln in res.stdout.splitlines() if ln.startswith('"')]
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "ncu.csv"
+        cmd = ["ncu", "--csv", "--clock-control", "none", "--print-kernel-base", "mangled", "--metrics",
+               ",".join(NCU_METRICS), "-c", str(launches_max), "--log-file", str(log), sys.executable,
+               str(Path(__file__).resolve()), "--single", program, build, "--ptx", str(ptx_dir)]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        text = log.read_text() if log.exists() else ""
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
     out: dict[str, dict] = {}
     for row in csv.DictReader(io.StringIO("\n".join(lines))):
         try:

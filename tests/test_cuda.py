@@ -228,6 +228,86 @@ def test_bench_builds_run_in_a_dry_run(tmp_path):
     assert cuda_device_run.main(["--dry-run", "--ptx", str(ptx)]) == 1
 
 
+def _fake_cupy(calls: list):
+    """A stand-in for the parts of CuPy bench/cuda_device_run.py uses: arrays live on the host,
+    kernels only record their launches, so that its code paths run without a GPU."""
+    import types
+
+    import numpy as np
+
+    class Array(np.ndarray):
+        @property
+        def data(self):
+            return types.SimpleNamespace(ptr=self.ctypes.data)
+
+        def get(self):
+            return np.asarray(self)
+
+    class Function:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, grid, block, args):
+            assert all(isinstance(a, (Array, np.generic)) for a in args), (self.name, args)
+            calls.append((self.name, grid, block, len(args)))
+
+    class Module:
+        def __init__(self, path):
+            self.text = Path(path).read_text()
+            self.globals = {}
+
+        def get_function(self, name):
+            assert f".entry {name}(" in self.text, name
+            return Function(name)
+
+        def get_global(self, name):
+            assert re.search(rf"\.global\b[^\n]* {re.escape(name)}\b|\.const\b[^\n]* {re.escape(name)}\b",
+                             self.text), name
+            return self.globals.setdefault(name, np.zeros(64, np.uint8))
+
+    class Event:
+        def record(self):
+            pass
+
+    def ndarray(shape, dtype, memptr):
+        return memptr[:int(np.prod(shape)) * np.dtype(dtype).itemsize].view(dtype).reshape(shape)
+
+    cuda = types.SimpleNamespace(
+        Event=Event, get_elapsed_time=lambda a, b: 0.5,
+        get_current_stream=lambda: types.SimpleNamespace(synchronize=lambda: None),
+        Device=lambda: types.SimpleNamespace(id=0),
+        runtime=types.SimpleNamespace(getDeviceProperties=lambda i: {"name": b"stand-in"}))
+    return types.SimpleNamespace(RawModule=lambda path: Module(path), ndarray=ndarray, cuda=cuda,
+                                 asarray=lambda a: np.array(a).view(Array), asnumpy=lambda a: np.array(a),
+                                 zeros=lambda shape, dtype: np.zeros(shape, dtype).view(Array))
+
+
+@pytest.mark.parametrize("name", ["backprop", "bfs", "radix"])   # symbols; a loop until zero; host scans
+def test_device_run_with_a_stand_in_for_cupy(name, tmp_path, monkeypatch):
+    """Every step of cuda_device_run.py's real run, on one program's builds, with kernels that do
+    nothing: outputs then equal the inputs for every build, and each launch of the plan happens."""
+    if _why_not() is not None:
+        pytest.skip(_why_not())
+    sys.path.insert(0, str(HERE.parent.parent / "bench"))
+    import cuda_device_run
+    import cuda_transforms
+
+    ptx = tmp_path / "ptx"
+    assert cuda_transforms.main([name, "--out", str(tmp_path / "t"), "--ptx", str(ptx)]) == 0
+    calls: list = []
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(calls))
+    assert cuda_device_run.main(["--ptx", str(ptx), "--out", str(tmp_path / "run"), "--repeat", "2"]) == 0
+    entry = cuda_transforms.plans()[name]
+    kernels = {s["launch"] for s in cuda_device_run.launches(entry["steps"])}
+    rows = (tmp_path / "run" / "cuda-device-run.csv").read_text().splitlines()
+    assert len(rows) == 1 + 4 * len(kernels)          # 4 builds x the kernels
+    assert all(",True," in r for r in rows[1:])
+    # per build: the reference run (once), the checked run, a warm-up, 2 timed runs, the counting run;
+    # the kernels do nothing, so a loop until a flag is zero runs once
+    per_run = len(list(cuda_device_run.launches(entry["steps"])))
+    assert {c[0] for c in calls} == kernels and len(calls) == per_run * (1 + 4 * 5)
+
+
 def write_extracts(folder: Path) -> int:
     """Pickle every program's extraction into ``folder`` (for ``$ANDERSEN_LLVM_EXTRACTS``)."""
     import tempfile
