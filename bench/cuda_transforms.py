@@ -22,7 +22,9 @@ For each program of ``tests/cuda`` (default: all), compiled without its alias as
    O3 (``plain-merge``, ``annotated-merge``: ``simplifycfg`` with hoisting and sinking of
    common instructions, ``mldst-motion``, ``gvn-hoist``, ``gvn-sink``); and each build again
    with per-thread basic-block counters (``.bbv.ptx``) for seed 003's BBV metric;
-4. ``manifest.json`` beside the PTX: the kernels, their launch plans with fixed inputs, and
+4. aa-eval on the device IR, kernels only: how many of their (load, store) and (store, store)
+   pairs are NoAlias under ``basic-aa``, and with our metadata;
+5. ``manifest.json`` beside the PTX: the kernels, their launch plans with fixed inputs, and
    the blocks' instruction counts, for ``bench/cuda_device_run.py`` on a GPU machine.
 
 Writes ``OUT.csv`` and ``OUT.md`` (machine, date, commit) and the PTX folder (git-ignored).
@@ -361,6 +363,7 @@ def measure(src: Path, ptx_dir: Path, work: Path, backend: str) -> tuple[list[di
     facts, _, _, _ = analyze([program.combined], backend=backend)
     annotated, stats = annotate_text(text, facts, part=True)
     kernels = kernel_names(text)
+    pairs = aa_eval_pairs(text, annotated, kernels, work)
     ir = {"plain": prepare_for_pipelines(text, work, "plain"),
           "annotated": prepare_for_pipelines(annotated, work, "annotated")}
     cleaned = {k: run_opt(v, CLEANUP, work, f"{k}.cleanup")[0] for k, v in ir.items()}
@@ -389,7 +392,25 @@ def measure(src: Path, ptx_dir: Path, work: Path, backend: str) -> tuple[list[di
         builds[build] = {"ptx": f"{src.stem}/{build}.ptx", "bbv_ptx": f"{src.stem}/{build}.bbv.ptx", "kernels": info}
     entry = {**plans()[src.stem], "kernels": kernels, "builds": builds,
              "annotated_accesses": stats.annotated, "accesses": stats.accesses}
+    for row in rows:
+        row.update(pairs[row["kernel"]])
     return rows, entry
+
+
+def aa_eval_pairs(text: str, annotated: str, kernels: list[str], work: Path) -> dict[str, dict]:
+    """Per kernel: its (load, store) and (store, store) pairs, and how many are NoAlias under
+    ``basic-aa`` on the device IR and under ``basic-aa,scoped-noalias-aa`` with our metadata."""
+    from andersen_gpu.aliasfacts.aaeval import load_store_pairs
+
+    out = {k: {"aa_pairs": 0, "noalias_basic": 0, "noalias_ours": 0} for k in kernels}
+    for tag, ir, pipeline in (("basic", text, "basic-aa"), ("ours", annotated, "basic-aa,scoped-noalias-aa")):
+        path = work / f"aa-eval.{tag}.ll"
+        path.write_text(ir)
+        for p in load_store_pairs(path, pipeline):
+            if p.function in out:
+                out[p.function]["aa_pairs"] += tag == "basic"
+                out[p.function][f"noalias_{tag}"] += p.verdict == "NoAlias"
+    return out
 
 
 def main(argv=None) -> int:
@@ -443,6 +464,8 @@ def write(rows: list[dict], args, argv) -> None:
                                                        for f in ("plain", "ours")}})
     o3_rows = pd.DataFrame(o3_rows)
     differs = df.groupby(["program", "kernel", "transform"])[keys + ["remarks"]].nunique().max(axis=1) > 1
+    aa = (df[(df["transform"] == "O3") & (df.facts == "plain")].groupby("program", sort=False)
+          [["aa_pairs", "noalias_basic", "noalias_ours"]].sum().reset_index())
     md = ["# CUDA kernels: LLVM's hoisting, sinking and merging transforms with and without our facts", "",
           f"- command: `python3 bench/cuda_transforms.py {' '.join(argv)}`",
           f"- machine: {host()}; opt-19/llc-19 (Debian LLVM 19); analysis backend {args.backend}",
@@ -457,6 +480,9 @@ def write(rows: list[dict], args, argv) -> None:
           f"Transform runs whose result differs with our metadata: {int(differs.sum())} of {len(differs)} "
           "(kernel, transform) pairs.", "",
           "## Kernels after O3", "", markdown_table(o3_rows), "",
+          "## aa-eval on the device IR, kernels only", "",
+          "(load, store) and (store, store) pairs of the kernels; NoAlias under `basic-aa` on the device IR, "
+          "and under `basic-aa,scoped-noalias-aa` on the annotated IR.", "", markdown_table(aa), "",
           "licm/gvn remarks per run are in the CSV (`remarks`).", ""]
     out.with_suffix(".md").write_text("\n".join(md))
 

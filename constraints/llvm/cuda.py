@@ -212,7 +212,8 @@ def triples(paths) -> list[str]:
     for p in map(Path, paths):
         if p.suffix == ".ll":
             try:
-                m = _TRIPLE.search(p.read_text(errors="replace"))
+                with open(p, errors="replace") as fh:
+                    m = _TRIPLE.search(fh.read(1 << 16))  # printed near the top
             except OSError as exc:
                 raise InputError(f"cannot read: {exc.strerror}", str(p)) from None
             out.append(m.group(1) if m else "")
