@@ -420,6 +420,9 @@ def main(argv=None) -> int:
     ap.add_argument("--ptx", default=str(ROOT / ".cuda-ptx"), help="folder for the PTX and manifest.json")
     ap.add_argument("--backend", default="reference", help="solver for the analysis")
     args = ap.parse_args(argv)
+    from bench._env import commit
+
+    head = commit()  # before anything is written (a rewritten results file would read as +dirty)
     names = args.programs or [p.stem for p in sorted(PROGRAMS_DIR.glob("*.cu"))]
     ptx_dir = Path(args.ptx)
     ptx_dir.mkdir(parents=True, exist_ok=True)
@@ -432,18 +435,18 @@ def main(argv=None) -> int:
             got, entry = measure(PROGRAMS_DIR / f"{name}.cu", ptx_dir, work, args.backend)
             rows += got
             manifest["programs"][name] = entry
-    from bench._env import commit, host, today
+    from bench._env import host, today
 
-    manifest.update(commit=commit(), date=today(), machine=host(), reference_build="plain-O3")
+    manifest.update(commit=head, date=today(), machine=host(), reference_build="plain-O3")
     (ptx_dir / "manifest.json").write_text(json.dumps(manifest, separators=(",", ":")))
-    write(rows, args, argv if argv is not None else sys.argv[1:])
+    write(rows, args, argv if argv is not None else sys.argv[1:], head)
     return 0
 
 
-def write(rows: list[dict], args, argv) -> None:
+def write(rows: list[dict], args, argv, head: str) -> None:
     import pandas as pd
 
-    from bench._env import commit, host, markdown_table, today
+    from bench._env import host, markdown_table, today
 
     df = pd.DataFrame(rows)
     out = Path(args.out)
@@ -469,7 +472,7 @@ def write(rows: list[dict], args, argv) -> None:
     md = ["# CUDA kernels: LLVM's hoisting, sinking and merging transforms with and without our facts", "",
           f"- command: `python3 bench/cuda_transforms.py {' '.join(argv)}`",
           f"- machine: {host()}; opt-19/llc-19 (Debian LLVM 19); analysis backend {args.backend}",
-          f"- commit: {commit()}, {today()}",
+          f"- commit: {head}, {today()}",
           f"- programs: {', '.join(sorted(df.program.unique()))} (tests/cuda, without their alias assertions); "
           f"{df.kernel.nunique()} kernels",
           "- `plain`: the device IR as clang-19 -O0 (+mem2reg) gives it, without TBAA or noalias; `ours`: the same "
