@@ -34,6 +34,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
@@ -254,6 +255,7 @@ def _message(stderr: str) -> str:
     return line[len("error: "):] if line.startswith("error: ") else line
 
 
+@dataclass(frozen=True)
 class Program:
     """The modules of one CUDA program, compiled or given (see :func:`prepare`).
 
@@ -263,18 +265,19 @@ class Program:
     combined : the analysis module (:func:`link`)
     """
 
-    def __init__(self, host: list[Path], device: list[Path], combined: Path):
-        self.host, self.device, self.combined = host, device, combined
+    host: list[Path]
+    device: list[Path]
+    combined: Path
 
 
-def prepare(paths, work_dir: str | os.PathLike, extra_flags=(), classify: bool = True) -> Program | None:
+def prepare(paths, work_dir: str | os.PathLike, extra_flags=()) -> Program | None:
     """The CUDA program among ``paths``, compiled and linked into ``work_dir``; None when
     ``paths`` are no CUDA program.
 
-    ``paths`` is a CUDA program when one of them is a ``.cu`` source, or (with
-    ``classify``, for two or more modules) when some are device modules by their
-    triple and some are not. C/C++ sources among them are compiled for the host.
-    Without the ``cuda_link`` helper, modules are not classified (a ``.cu`` is still an error).
+    ``paths`` is a CUDA program when one of them is a ``.cu`` source, or when they are
+    two or more inputs and some modules are device modules by their triple (and some are
+    not). C/C++ sources among them are compiled for the host. Without the ``cuda_link``
+    helper, modules are not classified (a ``.cu`` source is then an error).
 
     Raises
     ------
@@ -289,7 +292,7 @@ def prepare(paths, work_dir: str | os.PathLike, extra_flags=(), classify: bool =
     modules = [p for p in paths if p.suffix not in CUDA_SUFFIXES and p.suffix not in SOURCE_SUFFIXES]
     device_flags = []
     if not sources:
-        if not classify or len(modules) < 1 or len(paths) < 2 or linker()[0] is None:
+        if not modules or len(paths) < 2 or linker()[0] is None:
             return None
         device_flags = [is_device_triple(t) for t in triples(modules)]
         if not any(device_flags):
