@@ -51,7 +51,7 @@ def main() -> None:
     cp = install()
     import kernels_cu
     from andersen_gpu.backends import gpu, reference
-    from andersen_gpu.backends._gpu_pool import compile_options
+    from andersen_gpu.backends.gpu.device import compile_options
     from constraints import io
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
