@@ -449,7 +449,7 @@ def test_streams_events_and_device(cp):
 
 def test_random_schedules_keep_the_answers(cp, monkeypatch):
     # the project's own sort kernels under pseudo-random thread schedules
-    from andersen_gpu.backends._gpu_sort import sort_keys
+    from andersen_gpu.backends.gpu.sort import sort_keys
     monkeypatch.setenv("ANDERSEN_GPU_EMULATOR_SEED", "7")
     rng = np.random.default_rng(5)
     host = rng.integers(0, 50, 9000, dtype=np.uint64)
@@ -522,18 +522,16 @@ def test_emulated_puts_back_what_was_imported(monkeypatch):
     import sys
     import types
     real = types.ModuleType("cupy")
-    bound = types.ModuleType("andersen_gpu.backends._gpu_pool")
+    bound = types.ModuleType("andersen_gpu.backends.gpu.pool")
     bound.cupy = real
     monkeypatch.setitem(sys.modules, "cupy", real)
-    monkeypatch.setitem(sys.modules, "andersen_gpu.backends._gpu_pool", bound)
+    monkeypatch.setitem(sys.modules, "andersen_gpu.backends.gpu.pool", bound)
     with emulated() as fake:
         assert sys.modules["cupy"] is fake and fake is not real
-        from andersen_gpu.backends import _gpu_pool
-        assert _gpu_pool is not bound and _gpu_pool.cupy is fake
+        from andersen_gpu.backends.gpu import pool
+        assert pool is not bound and pool.cupy is fake
     assert sys.modules["cupy"] is real
-    assert sys.modules["andersen_gpu.backends._gpu_pool"] is bound
-    import andersen_gpu.backends
-    assert andersen_gpu.backends._gpu_pool is bound
+    assert sys.modules["andersen_gpu.backends.gpu.pool"] is bound
 
 
 CG = r"""
@@ -558,3 +556,29 @@ def test_cooperative_groups_tiles(cp):
     odd = [sum(1 << i for i in range(8) if g[k, i] & 1) for k in range(8)]
     want = [(int(g[k].sum()) * 1000 + int(g[k, 0]) + (odd[k] << 20)) for k in range(8) for _ in range(8)]
     assert out.get().tolist() == [w & 0xFFFFFFFF for w in want]
+
+
+SPIN = r"""
+extern "C" __global__ void spin_wait(unsigned* flag, unsigned* ready, unsigned* out) {
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    __syncwarp();
+    const unsigned f = *(volatile unsigned*)flag;   // the whole warp reads the flag in one step
+    if (warp == 0) {
+        if (lane == 0) while (*(volatile unsigned*)ready == 0) __nanosleep(100);
+    } else if (lane == 0) {
+        *(volatile unsigned*)flag = 1;
+        __threadfence();
+        *(volatile unsigned*)ready = 1;
+    }
+    __syncwarp();
+    out[threadIdx.x] = f;
+}
+"""
+
+
+def test_nanosleep_spins_wait_for_other_warps(cp):
+    # warp 0's lane 0 waits for warp 1; its other lanes read the flag as it was when the warp
+    # read it (before warp 1 set it), as a converged warp does
+    flag, ready, out = cp.zeros(1, cp.uint32), cp.zeros(1, cp.uint32), cp.zeros(64, cp.uint32)
+    run(cp, SPIN, "spin_wait", (1,), (64,), flag, ready, out)
+    assert out.get()[:32].tolist() == [0] * 32 and int(ready[0]) == 1

@@ -18,7 +18,7 @@ from pathlib import Path
 FAKE_ROOT = Path(__file__).resolve().parent / "fakecupy"
 ENV = "ANDERSEN_GPU_EMULATOR"
 # modules of these packages that hold `cupy` (import cupy at module level), and the GPU
-# backend's modules (which keep CuPy objects, e.g. gpu.py's events), are dropped around
+# backend's modules (which keep CuPy objects, e.g. timing events), are dropped around
 # emulated(), so that they import it again
 _PACKAGES = ("andersen_gpu", "bench")
 _GPU_MODULES = ("andersen_gpu.backends.gpu", "andersen_gpu.backends._gpu")

@@ -15,7 +15,8 @@
 //     qualifiers and the same membermask"); the values are exchanged then, all at once;
 //   * __syncthreads() and its _count/_and/_or forms: every thread of the block that has not
 //     exited;
-//   * __nanosleep(): a yield, so that spin loops that sleep make progress.
+//   * __nanosleep(): a yield (after the other lanes of the warp have finished their step), so
+//     that spin loops that sleep make progress.
 // Memory accesses between scheduling points are therefore atomic with respect to other threads,
 // and atomics are plain read-modify-writes. A lane waiting for a lane that exited, lanes of one
 // mask at different kinds of intrinsic, and a block whose threads all wait with none able to go
@@ -144,6 +145,7 @@ struct Launch {
 
 struct Warp {
     unsigned exists, exited, waiting, ready;
+    unsigned deferred;   // lanes that yielded (__nanosleep): they go on after the other warps
     bool queued;
 };
 
@@ -174,6 +176,11 @@ static int failed;
 static uint64_t rng_state;
 static unsigned char* dyn_smem_buf;
 static size_t dyn_smem_cap;
+// ANDERSEN_GPU_EMULATOR_TRACE=KERNEL[:WARP]: every scheduling point of that kernel's warps (or
+// of warp WARP of every block) on stderr
+static char trace_kernel[256];
+static int trace_warp = -1;
+static bool tracing;
 
 }  // namespace simt
 
@@ -387,6 +394,8 @@ static Thread* pop_ready() {
     Warp* w = &warps[cur_warp];
     if (rotate || !w->ready) {
         rotate = false;
+        w->ready |= w->deferred;
+        w->deferred = 0;
         if (w->ready) enqueue_warp(cur_warp);
         for (;;) {
             if (!queue_count) return nullptr;
@@ -539,9 +548,18 @@ static void complete(Thread* me, unsigned mask) {
     }
 }
 
+static void trace(const Thread* t, const char* what, int op, unsigned mask, uint64_t val, const char* file,
+                  int line) {
+    if (!tracing || (trace_warp >= 0 && (int)t->warp != trace_warp)) return;
+    fprintf(stderr, "simt %s block (%u,%u,%u) warp %u lane %2u: %s %s mask 0x%08x value 0x%llx at %s:%d\n",
+            L.name, cur_block.x, cur_block.y, cur_block.z, t->warp, t->lane, what, op_name(op), mask,
+            (unsigned long long)val, file, line);
+}
+
 static uint64_t warp_op(int op, unsigned mask, uint64_t val, uint64_t arg, int width, const char* file,
                         int line) {
     Thread* t = cur;
+    trace(t, "arrives at", op, mask, val, file, line);
     t->op = op;
     t->mask = mask;
     t->val = val;
@@ -603,6 +621,7 @@ static void barrier_release() {
 // kind: 0 plain, 1 count, 2 and, 3 or
 static uint64_t block_barrier(int kind, int pred, const char* file, int line) {
     Thread* t = cur;
+    trace(t, "arrives at", OP_SYNCTHREADS, 0, (uint64_t)pred, file, line);
     t->op = OP_SYNCTHREADS;
     t->file = file;
     t->line = line;
@@ -621,11 +640,13 @@ static uint64_t block_barrier(int kind, int pred, const char* file, int line) {
 
 static void yield_point(const char* file, int line) {
     Thread* t = cur;
+    trace(t, "yields at", OP_NANOSLEEP, 0, 0, file, line);
     t->op = OP_NANOSLEEP;
     t->file = file;
     t->line = line;
-    rotate = true;
-    make_ready(t->linear);
+    // the other lanes of this warp finish their step first (on a GPU the converged warp read
+    // what they read before this lane began to spin), then the other warps take theirs
+    warps[t->warp].deferred |= 1u << t->lane;
     block_on(t);
     if (failed) fail_here();
     t->op = OP_NONE;
@@ -633,6 +654,7 @@ static void yield_point(const char* file, int line) {
 
 static void fiber_main(Thread* t) {
     L.tramp(L.args);
+    trace(t, "exits after", t->op, t->mask, 0, t->file ? t->file : "", t->line);
     t->state = DONE;
     t->op = OP_NONE;
     Warp& w = warps[t->warp];
@@ -691,6 +713,7 @@ static int run_block() {
         warps[w].exists = lanes == 32 ? 0xFFFFFFFFu : ((1u << lanes) - 1);
         warps[w].exited = warps[w].waiting = 0;
         warps[w].ready = warps[w].exists;
+        warps[w].deferred = 0;
         warps[w].queued = false;
         enqueue_warp(w);
     }
@@ -1182,6 +1205,17 @@ extern "C" __attribute__((visibility("default"))) int simt_launch(
     L.dyn_smem = dyn_smem ? (char*)dyn_smem_buf : nullptr;
     L.seed = seed;
     rng_state = seed ? seed : 1;
+    {
+        const char* tr = getenv("ANDERSEN_GPU_EMULATOR_TRACE");
+        tracing = false;
+        if (tr && *tr) {
+            snprintf(trace_kernel, sizeof trace_kernel, "%s", tr);
+            char* colon = strchr(trace_kernel, ':');
+            trace_warp = colon ? atoi(colon + 1) : -1;
+            if (colon) *colon = 0;
+            tracing = strcmp(trace_kernel, name) == 0;
+        }
+    }
     cur = nullptr;
     catch_signals();
     if (timeout_s > 0) watchdog_arm(timeout_s);
