@@ -17,6 +17,7 @@ ANDERSEN_GPU_EMULATOR_SEED      an integer: schedule the threads of a block in a
                                 order (different for every launch, repeatable per seed)
                                 instead of round-robin
 ANDERSEN_GPU_EMULATOR_STACK_KB  fiber stack size (256)
+ANDERSEN_GPU_EMULATOR_TRACE     KERNEL[:WARP]: every scheduling point of that kernel on stderr
 ANDERSEN_GPU_EMULATOR_TIMEOUT_S a launch still running after this many seconds is stopped and
                                 reported as a KernelError (300; 0: never)
 """

@@ -6,8 +6,9 @@ operation, or passing one to a ``cupy`` function raise TypeError; ``.get()``, ``
 copy explicitly); indexing with integers gives a 0-d array (a view), not a scalar;
 ``.data.ptr`` is the address of the first element, inside its parent's allocation for a view;
 ``cupy.empty`` memory is not zeroed: it is filled with a poison byte, 0xA5, so that reading it
-before writing shows (arrays up to ANDERSEN_GPU_EMULATOR_POISON_MAX bytes, 16 MiB by default:
-filling the solver's 128 MiB pool would cost more than a small solve; larger ones hold zeros).
+before writing shows (arrays up to ANDERSEN_GPU_EMULATOR_POISON_MAX bytes, 64 MiB by default,
+the solver's initial pool included; filling larger ones would cost more than a small solve, and
+they hold zeros).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from . import _memory
 
 POISON = 0xA5
-POISON_MAX = int(os.environ.get("ANDERSEN_GPU_EMULATOR_POISON_MAX", 16 << 20))
+POISON_MAX = int(os.environ.get("ANDERSEN_GPU_EMULATOR_POISON_MAX", 64 << 20))
 
 
 def _unwrap(x, what: str = "argument"):
