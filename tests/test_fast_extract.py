@@ -1,17 +1,21 @@
 """read_bitcode --extract (constraints/llvm/reader/extract.cpp): the Python extractor's result, node for node.
 
-The helper walks the module LLVM has read and writes the constraints itself;
-the Python extractor reading the module's text is the oracle. Every program of
-tests/llvm and a small generated program (bench/extract_speed.py's) must give
-the same ConstraintSet (ids, names, locations, constraint order) and the same
-statistics; a module the helper does not cover must come back as text, read by
-the Python extractor.
+The helper reads the program (one .bc, or .ll/.bc files it links as llvm-link-19
+does), walks the module and writes the constraints and the access sites
+itself; the Python extractor reading the text llvm-dis-19/llvm-link-19 print is
+the oracle. Every program of tests/llvm (as bitcode and as IR text, with the
+access sites), several files linked into one, programs compiled for GPU
+targets (address spaces 1, 3, 4, 5) and a small generated program
+(bench/extract_speed.py's) must give the same ConstraintSet (ids, names,
+locations, constraint order), the same statistics and the same access sites.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,66 +26,108 @@ from constraints.llvm.inputs import compile_source, module_text, read_module
 
 LLVM_DIR = Path(__file__).parent / "llvm"
 PROGRAMS = sorted(LLVM_DIR.glob("*.c")) + sorted(LLVM_DIR.glob("*.cc"))
-# programs extract.cpp leaves to the text path (none today; aliases would be one)
-TEXT_PATH: tuple[str, ...] = ()
+IR_PROGRAMS = sorted(LLVM_DIR.glob("*.ll"))
 STATS = ("instructions", "opcodes", "functions_defined", "functions_declared", "globals", "unmodelled_calls",
          "unknown_instructions", "inline_asm", "wrapper_calls", "alias_checks", "node_kinds", "constraints")
 needs_tools = pytest.mark.skipif(any(shutil.which(t) is None for t in ("clang-19", "opt-19")),
                                  reason="clang-19/opt-19 not installed")
 
 
-def assert_same_as_python(bc) -> bool:
-    """Both paths on ``bc``; True when the helper extracted (False: it gave the text)."""
-    module, names = read_module([bc], reader="fast")
-    text, _ = module_text([bc], reader="fast")
-    cs1, st1 = extract_text(text, names)
-    if not isinstance(module, fast_extract.ExtractedModule):
-        assert module == text and module.extract_skipped
-        return False
+def assert_same_as_python(paths: list, sites: bool = True) -> None:
+    """The helper's extraction of ``paths`` (with access sites) is the Python extractor's
+    on the text of the same module (llvm-dis-19 of one .bc, else llvm-link-19 -S)."""
+    module, names = read_module(paths, reader="fast", sites=sites)
+    assert isinstance(module, fast_extract.ExtractedModule), module.extract_skipped
+    text, _ = module_text(paths, reader="tools")
+    cs1, st1 = extract_text(text, names, record_sites=sites)
     cs2, st2 = fast_extract.load(module, names)
     assert cs1 == cs2
     assert cs1.names == cs2.names
     assert cs1.locations == cs2.locations
     for f in STATS:
         assert getattr(st1, f) == getattr(st2, f), f
-    return True
+    if sites:
+        for f in dataclasses.fields(st1.access_sites):
+            assert getattr(st1.access_sites, f.name) == getattr(st2.access_sites, f.name), f.name
+    else:
+        assert st2.access_sites is None
 
 
 @needs_tools
 @pytest.mark.parametrize("src", PROGRAMS, ids=lambda p: p.name)
 def test_same_as_python_extractor(src, reader, tmp_path):
     bc = compile_source(src, tmp_path, ["-I", str(src.parent)])
-    assert assert_same_as_python(bc) != (src.name in TEXT_PATH)
+    assert_same_as_python([bc])
+    ll = tmp_path / f"{src.stem}.ll"  # the same module as IR text: parsed and linked by the helper
+    subprocess.run(["llvm-dis-19", str(bc), "-o", str(ll)], check=True)
+    assert_same_as_python([ll])
 
 
 @needs_tools
-def test_generated_program(reader, tmp_path):
+@pytest.mark.parametrize("src", IR_PROGRAMS, ids=lambda p: p.name)
+def test_same_as_python_extractor_on_ir_text(src, reader):
+    assert_same_as_python([src])
+    assert_same_as_python([src], sites=False)
+
+
+@needs_tools
+def test_several_files_linked_as_llvm_link_links_them(reader, tmp_path):
+    """A program split into three modules (llvm-split-19), one of them as IR text: the
+    helper links them as llvm-link-19 does (same module, same constraints)."""
+    if shutil.which("llvm-split-19") is None:
+        pytest.skip("llvm-split-19 not installed")
+    src = tmp_path / "generated.c"
+    src.write_text(_bench().generate(40))
+    bc = compile_source(src, tmp_path)
+    subprocess.run(["llvm-split-19", "-j", "3", str(bc), "-o", str(tmp_path / "part")], check=True)
+    parts = []
+    for k in range(3):
+        p = tmp_path / f"part{k}"
+        parts.append(p.rename(p.with_suffix(".bc")))
+    subprocess.run(["llvm-dis-19", str(parts[1]), "-o", str(parts[1].with_suffix(".ll"))], check=True)
+    parts[1] = parts[1].with_suffix(".ll")
+    assert_same_as_python(parts)
+    cs, stats = extract_with_stats(parts)
+    whole, whole_stats = extract_with_stats([bc])
+    assert stats.instructions == whole_stats.instructions and cs.n_nodes == whole.n_nodes
+
+
+GPU_TARGETS = ("amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda")
+
+
+@needs_tools
+@pytest.mark.parametrize("target", GPU_TARGETS)
+@pytest.mark.parametrize("name", ["call_indirect.c", "gep_nested_struct.c", "gep_variable_byte_offset.c",
+                                  "addrspace_pointers.c", "varargs_sum.c", "atomic_xchg.c",
+                                  "struct_assign_llvm_memcpy.c", "global_init_constexpr.c"])
+def test_gpu_targets_address_spaces(name, target, reader, tmp_path):
+    """Compiled for a GPU target (allocas in addrspace(5), globals in 1, generic pointers
+    cast in between): pointers of every address space are pointers, the same on both paths."""
+    raw, bc = tmp_path / "p.O0.bc", tmp_path / "p.bc"
+    res = subprocess.run(["clang-19", f"--target={target}", "-nogpulib", "-O0", "-g", "-fno-discard-value-names",
+                          "-Xclang", "-disable-O0-optnone", "-emit-llvm", "-c", "-I", str(LLVM_DIR),
+                          str(LLVM_DIR / name), "-o", str(raw)], capture_output=True, text=True)
+    if res.returncode != 0 and "target" in res.stderr and ("unknown" in res.stderr or "no available" in res.stderr):
+        pytest.skip(f"clang-19 has no {target} target here")
+    assert res.returncode == 0, res.stderr
+    subprocess.run(["opt-19", "-passes=mem2reg", str(raw), "-o", str(bc)], check=True)
+    assert_same_as_python([bc])
+
+
+def _bench():
     bench_file = LLVM_DIR.parent.parent / "bench" / "extract_speed.py"  # its generate(), not a package
     spec = importlib.util.spec_from_file_location("extract_speed", bench_file)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    src = tmp_path / "generated.c"
-    src.write_text(bench.generate(150))
-    assert assert_same_as_python(compile_source(src, tmp_path))
-
-
-ALIAS_PROGRAM = """
-static int x;
-int *get(void) { return &x; }
-int *get_alias(void) __attribute__((alias("get")));
-int main(void) { int *p = get_alias(); return p != 0; }
-"""
+    return bench
 
 
 @needs_tools
-def test_uncovered_module_is_read_as_text(reader, tmp_path):
-    src = tmp_path / "alias.c"
-    src.write_text(ALIAS_PROGRAM)
-    bc = compile_source(src, tmp_path)
-    module, _ = read_module([bc], reader="fast")
-    assert isinstance(module, str) and module.extract_skipped == "aliases or ifuncs"
-    cs, _ = extract_with_stats([bc])
-    assert cs == extract_text(module_text([bc], reader="fast")[0])[0]
+@pytest.mark.parametrize("seed", [1, 2])
+def test_generated_program(seed, reader, tmp_path):
+    src = tmp_path / "generated.c"
+    src.write_text(_bench().generate(150, seed))
+    assert_same_as_python([compile_source(src, tmp_path)])
 
 
 @needs_tools
@@ -96,8 +142,9 @@ def test_switches(reader, tmp_path, monkeypatch):
     text_cs, _ = extract_with_stats([bc])
     assert text_cs == fast and text_cs.names == fast.names and text_cs.locations == fast.locations
     monkeypatch.delenv("ANDERSEN_FAST_EXTRACT")
-    _, with_sites = extract_with_stats([bc], record_sites=True)  # access sites: the Python extractor
-    assert with_sites.access_sites is not None
+    _, with_sites = extract_with_stats([bc], record_sites=True)
+    assert isinstance(read_module([bc], sites=True)[0], fast_extract.ExtractedModule)
+    assert with_sites.access_sites is not None and len(with_sites.access_sites) > 0
 
 
 class _Bar:

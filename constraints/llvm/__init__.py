@@ -14,10 +14,11 @@ allocation call), ``@f`` (a function, whose slots are ``@f#ret``,
 ``@f#argK`` and ``@f#va``); ``locations`` holds ``file:line`` where the
 bitcode has debug information.
 
-For one ``.bc`` file, :func:`extract_with_stats` lets the ``read_bitcode``
-helper extract the constraints in C++ (:mod:`.fast_extract`, the same result
-as the Python extractor on the module's text, which stays the fallback and
-the reference); ``ANDERSEN_FAST_EXTRACT=0`` always takes the text path.
+:func:`extract_with_stats` lets the ``read_bitcode`` helper read the program
+and extract the constraints (and access sites) in C++ (:mod:`.fast_extract`, the
+same result as the Python extractor on the module's text, which stays the
+reference and the fallback where the helper cannot be built);
+``ANDERSEN_FAST_EXTRACT=0`` always takes the text path.
 """
 
 from __future__ import annotations
@@ -61,8 +62,7 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     progress : optional tqdm-like factory ``progress(total=n)`` for a progress bar
         over the instructions (IR lines, on the Python extractor's path)
     record_sites : also record every memory-access site (loads, stores, memory
-        intrinsics, calls) in ``stats.access_sites`` (always through the Python
-        extractor)
+        intrinsics, calls) in ``stats.access_sites``
 
     Returns
     -------
@@ -78,12 +78,10 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     import time
 
     from . import fast_extract
-    from .inputs import module_text, read_module
+    from .inputs import read_module
 
     t0 = time.perf_counter()
-    # access sites are recorded by the Python extractor only, so they need the text
-    module, names = (module_text(paths, clang_flags) if record_sites
-                     else read_module(paths, clang_flags, progress=progress))
+    module, names = read_module(paths, clang_flags, progress=progress, sites=record_sites)
     t1 = time.perf_counter()
     if isinstance(module, fast_extract.ExtractedModule):
         cs, stats = fast_extract.load(module, names)

@@ -43,9 +43,10 @@ The model (DESIGN.md, "The constraint model"):
   receives every variadic actual.
 
 ``reader/extract.cpp`` applies the same rules to LLVM's objects inside
-``read_bitcode`` (the fast path for one ``.bc``, :mod:`.fast_extract`); this
-module is its reference: a rule changed here must change there too, and
-tests/test_fast_extract.py checks that both give the same constraint set.
+``read_bitcode`` (the path every input takes where the helper builds,
+:mod:`.fast_extract`); this module is its reference: a rule changed here must
+change there too, and tests/test_fast_extract.py checks that both give the same
+constraint set and access sites.
 """
 
 from __future__ import annotations
@@ -229,6 +230,7 @@ class ModuleExtractor:
         self.global_type: dict[str, object] = {}  # variable name -> its type
         self.global_lines: list[tuple[str, int, str]] = []   # (name, line index, kind)
         self.aliases: dict[str, str] = {}        # alias name -> aliasee text
+        self.ifuncs: set[str] = set()            # the aliases that are ifuncs (text: the resolver)
         self.func_addr: dict[str, int] = {}
         self.md = {}                             # metadata id -> text (a MetadataTable once read)
         self.const_cache: dict = {}
@@ -317,6 +319,8 @@ class ModuleExtractor:
             rest = line[kw.end():]
             _, j = parse_type(rest, 0)
             self.aliases[name] = rest[skip_ws(rest, j) + 1:]
+            if kw.group(1) == "ifunc":
+                self.ifuncs.add(name)
             return
         ty, j = parse_type(line, kw.end())
         dbg = _DBG.search(line, j)
@@ -444,6 +448,10 @@ class ModuleExtractor:
             self.global_val[name] = node
             text = self.aliases[name]
             _, v, _ = parse_typed(text, 0)
+            if name in self.ifuncs and v is not None and v[0] == "@" and v[1] in self.funcs:
+                # an ifunc is the function its resolver returns
+                self.b.copy(node, self.funcs[v[1]].obj + 1)
+                return node
             target = self.const_node(v)
             if target is not None:
                 self.b.copy(node, target)

@@ -5,20 +5,21 @@ tools expect (``-O0 -g -fno-discard-value-names -Xclang -disable-O0-optnone``,
 then ``mem2reg``). The text the extractor parses then comes from LLVM's own
 code, the fastest first (bench/extract_speed.py):
 
-* one ``.bc``: ``read_bitcode`` (``reader/read_bitcode.cpp``, linked against
-  LLVM 19, compiled on first use into a cache directory, see :func:`fast_reader`):
-  LLVM's bitcode reader and printer, without the debug-info verifier and
-  without the debug metadata the extractor never reads (``#dbg_value``
-  records, columns); the constraints are the same as from ``llvm-dis-19``'s
-  text. :func:`read_module` goes one step further: ``read_bitcode --extract``
-  (``reader/extract.cpp``) writes the constraints themselves, the same as the
-  extractor's from the text, for every module it covers. Without ``g++`` and
-  LLVM 19's headers (Debian: ``llvm-19-dev``) it is
-  ``llvm-dis-19`` (the bitcode reader checks every record; the verifier is not
-  run: bitcode is written by LLVM from verified modules), with one line on
-  stderr saying so;
-* anything else (``.ll``, several modules): ``llvm-link-19 -S``, which parses,
-  links, verifies the result and prints it.
+* ``read_bitcode`` (``reader/read_bitcode.cpp``, linked against LLVM 19,
+  compiled on first use into a cache directory, see :func:`fast_reader`):
+  :func:`read_module` lets it read the program (one ``.bc`` as it is, ``.ll``
+  files and several inputs linked as ``llvm-link-19`` links them,
+  ``reader/load.cpp``) and extract the constraints itself
+  (``reader/extract.cpp``, the same as the extractor's from the text), with the
+  access sites when asked. For the text of one ``.bc`` it is LLVM's bitcode
+  reader and printer, without the debug-info verifier and without the debug
+  metadata the extractor never reads (``#dbg_value`` records, columns); the
+  constraints are the same as from ``llvm-dis-19``'s text. Without ``g++`` and
+  LLVM 19's headers (Debian: ``llvm-19-dev``) it is ``llvm-dis-19`` (the
+  bitcode reader checks every record; the verifier is not run: bitcode is
+  written by LLVM from verified modules), with one line on stderr saying so;
+* the text of anything else (``.ll``, several modules): ``llvm-link-19 -S``,
+  which parses, links, verifies the result and prints it.
 
 llvmlite (in process: parse, verify, link, print; about twice the CPU time of
 the tools) is the fallback when the tools are not installed, and the second
@@ -50,7 +51,7 @@ LLVM_CONFIG = os.environ.get("ANDERSEN_LLVM_CONFIG", "llvm-config-19")
 CXX = os.environ.get("ANDERSEN_CXX", "g++")
 READER_DIR = Path(__file__).resolve().parent / "reader"
 READER_SOURCE = READER_DIR / "read_bitcode.cpp"
-READER_FILES = (READER_SOURCE, READER_DIR / "extract.cpp")  # compiled together
+READER_FILES = (READER_SOURCE, READER_DIR / "extract.cpp", READER_DIR / "load.cpp")  # compiled together
 READERS = ("auto", "fast", "tools", "llvmlite")
 BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 CLANG_FLAGS = ("-O0", "-g", "-fno-discard-value-names", "-Xclang", "-disable-O0-optnone", "-emit-llvm", "-c")
@@ -183,15 +184,17 @@ class ModuleText(str):
     extract_skipped: str = ""
 
 
-def read_module(paths, extra_flags=(), reader: str = "auto", progress=None):
+def read_module(paths, extra_flags=(), reader: str = "auto", progress=None, sites: bool = False):
     """Like :func:`module_text`, but let ``read_bitcode`` extract the constraints when it can.
 
-    For one ``.bc`` read by ``read_bitcode`` (``reader`` ``"auto"`` or ``"fast"``),
-    the helper extracts the constraints itself (``reader/extract.cpp``, the same
-    result as :class:`~constraints.llvm.extractor.ModuleExtractor` on the text)
-    unless the module uses something it does not cover, or ``ANDERSEN_FAST_EXTRACT=0``.
-    ``progress``, an optional tqdm-like factory ``progress(total=n)``, gets a bar over
-    the instructions of the module's defined functions while the helper extracts.
+    With ``reader`` ``"auto"`` or ``"fast"``, ``read_bitcode`` reads the program (one
+    ``.bc`` as it is, else ``.ll``/``.bc`` files linked as ``llvm-link-19`` links them)
+    and extracts the constraints itself (``reader/extract.cpp``, the same result as
+    :class:`~constraints.llvm.extractor.ModuleExtractor` on the text), with the access
+    sites of :mod:`.access_sites` when ``sites``, unless the module uses something it
+    does not cover, or ``ANDERSEN_FAST_EXTRACT=0``. ``progress``, an optional tqdm-like
+    factory ``progress(total=n)``, gets a bar over the instructions of the module's
+    defined functions while the helper extracts.
 
     Returns
     -------
@@ -206,13 +209,13 @@ def read_module(paths, extra_flags=(), reader: str = "auto", progress=None):
         As :func:`module_text`.
     """
     module, names = _read(paths, extra_flags, reader, extract=os.environ.get("ANDERSEN_FAST_EXTRACT", "1") != "0",
-                          progress=progress)
+                          progress=progress, sites=sites)
     if isinstance(module, str) and not isinstance(module, ModuleText):
         module = ModuleText(module)
     return module, names
 
 
-def _read(paths, extra_flags, reader: str, extract: bool, progress=None):
+def _read(paths, extra_flags, reader: str, extract: bool, progress=None, sites: bool = False):
     if reader not in READERS:
         raise ValueError(f"reader must be one of {READERS}, got {reader!r}")
     paths = [Path(p) for p in paths]
@@ -236,18 +239,21 @@ def _read(paths, extra_flags, reader: str, extract: bool, progress=None):
                 ir.append(p)
         single_bc = len(ir) == 1 and ir[0].suffix == ".bc"
         why_not_fast = None
-        if reader in ("auto", "fast") and single_bc:
+        if reader in ("auto", "fast") and (single_bc or extract):
             exe, why_not_fast = fast_reader() if _fast_reader_wanted() or reader == "fast" else (None, None)
             if exe is not None:
-                text, message = _text_with_fast_reader(exe, ir[0], extract, progress)
+                text, message = _text_with_fast_reader(exe, ir, extract, progress, sites)
                 if text is not None:
                     return text, names
                 if reader == "fast":
-                    raise InputError(f"read_bitcode cannot read it: {message}", str(ir[0]))
+                    for p, name in zip(ir, names):  # a compiled source's .bc is named by the source
+                        message = message.replace(str(p), name)
+                    raise InputError(f"read_bitcode cannot read it: {message}", names[-1] if
+                                     not any(n in message for n in names) else None)
             elif reader == "fast":
                 raise InputError(f"read_bitcode unavailable: {why_not_fast}", str(ir[0]))
         elif reader == "fast":
-            raise InputError("read_bitcode reads one .bc file", str(ir[0]))
+            raise InputError("read_bitcode prints the text of one .bc file", str(ir[0]))
         tools = reader != "llvmlite" and shutil.which(LLVM_DIS) and shutil.which(LLVM_LINK)
         if reader == "tools" and not tools:
             _tool(LLVM_DIS), _tool(LLVM_LINK)
@@ -404,24 +410,27 @@ def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tu
     return str(out), None
 
 
-def _text_with_fast_reader(exe: str, bc: Path, extract: bool = False, progress=None):
-    """(text, "") or (None, why) when ``read_bitcode`` does not read ``bc``.
+def _text_with_fast_reader(exe: str, ir: list[Path], extract: bool = False, progress=None, sites: bool = False):
+    """(text, "") or (None, why) when ``read_bitcode`` does not read ``ir``.
 
     With ``extract``, the text is an :class:`~.fast_extract.ExtractedModule`
-    when the helper extracted the constraints, else a :class:`ModuleText`;
-    ``progress`` (a tqdm-like factory) then shows the helper's progress.
+    when the helper extracted the constraints (with the access sites when
+    ``sites``), else a :class:`ModuleText`; ``progress`` (a tqdm-like factory)
+    then shows the helper's progress.
     """
     from . import fast_extract
 
-    cmd = [exe, str(bc)]
+    files = [str(p) for p in ir]
+    cmd = [exe, *files]
     if extract:
         try:
-            cmd = [exe, "--extract", str(fast_extract.models_file(cache_dir())), str(bc)]
+            cmd = [exe, "--extract", str(fast_extract.models_file(cache_dir())), *(["--sites"] if sites else []),
+                   *files]
         except OSError:
             extract = False  # no writable cache: the text path needs no models file
     try:
         if extract and progress is not None:
-            res = _run_with_progress(cmd[:-1] + ["--progress", cmd[-1]], progress)
+            res = _run_with_progress(cmd[:len(cmd) - len(files)] + ["--progress"] + files, progress)
         else:
             res = subprocess.run(cmd, capture_output=True)
     except OSError as exc:

@@ -12,9 +12,11 @@
 // both agree on every program of tests/llvm; a change to a rule of
 // extractor.py needs the same change here.
 //
-// Not covered (text path): aliases and ifuncs, unnamed globals and struct
-// types, non-zero address spaces, and a few printed forms the extractor reads
-// in ways not reproduced here (each unsupported() call says which).
+// Not covered (text path): a few printed forms the extractor reads in ways
+// not reproduced here (each unsupported() call says which). Pointers of every
+// address space are pointers; unnamed globals and struct types have the
+// numbers the printer gives them; aliases and ifuncs are values that copy
+// their aliasee (an ifunc: the functions its resolver returns).
 //
 // Node names and the extractor's "line" of a node (its location) come from
 // the printer's conventions: printedName() is the AsmWriter's quoting, unnamed
@@ -27,6 +29,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/APInt.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DebugProgramInstruction.h"
@@ -34,6 +37,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/ModuleSlotTracker.h"
 #include "llvm/IR/Operator.h"
 #include "llvm/IR/TypeFinder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,6 +46,7 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -285,14 +290,47 @@ struct Types {
     return (long)cast<VectorType>(t)->getElementCount().getKnownMinValue();
   }
 
+  DenseMap<StructType *, unsigned> numbers;  // unnamed identified structs, as the printer numbers them
+
+  // The type as the printer writes it (a named struct by its name, an unnamed one by its number).
   const std::string &text(Type *t) {
     auto it = textMemo.find(t);
     if (it != textMemo.end())
       return it->second;
     std::string s;
-    raw_string_ostream os(s);
-    t->print(os, false, /*NoDetails=*/true);  // a named struct's name, not its body
-    os.flush();
+    if (auto *st = dyn_cast<StructType>(t)) {
+      if (!st->isLiteral()) {
+        s = "%" + (st->hasName() ? printedName(st->getName()) : std::to_string(numbers.lookup(st)));
+      } else {
+        s = st->isPacked() ? "<" : "";
+        if (st->getNumElements() == 0) {
+          s += "{}";
+        } else {
+          s += "{ ";
+          for (unsigned k = 0; k < st->getNumElements(); ++k)
+            s += (k ? ", " : "") + text(st->getElementType(k));
+          s += " }";
+        }
+        if (st->isPacked())
+          s += ">";
+      }
+    } else if (auto *a = dyn_cast<ArrayType>(t)) {
+      s = "[" + std::to_string(a->getNumElements()) + " x " + text(a->getElementType()) + "]";
+    } else if (auto *v = dyn_cast<VectorType>(t)) {
+      s = std::string("<") + (isa<ScalableVectorType>(v) ? "vscale x " : "") +
+          std::to_string(v->getElementCount().getKnownMinValue()) + " x " + text(v->getElementType()) + ">";
+    } else if (auto *f = dyn_cast<FunctionType>(t)) {
+      s = text(f->getReturnType()) + " (";
+      for (unsigned k = 0; k < f->getNumParams(); ++k)
+        s += (k ? ", " : "") + text(f->getParamType(k));
+      if (f->isVarArg())
+        s += f->getNumParams() ? ", ..." : "...";
+      s += ")";
+    } else {
+      raw_string_ostream os(s);
+      t->print(os, false, /*NoDetails=*/true);
+      os.flush();
+    }
     return textMemo[t] = s;
   }
 
@@ -441,12 +479,25 @@ struct Types {
     }
     return off == 0 ? 0 : -1;
   }
+
+  // byteToSlot of an offset past 64 bits: inside no struct field, and in an
+  // array the same slot as its remainder
+  long byteToSlot(Type *t, const APInt &off) {
+    if (off.isNegative() || !isSeq(t))
+      return -1;
+    long es = sizeAlign(elem(t)).first;
+    return es > 0 ? byteToSlot(elem(t), (long)off.urem((uint64_t)es)) : -1;
+  }
 };
 
-// An index or constant operand as the extractor's value parser sees it.
+// An index or constant operand as the extractor's value parser sees it:
+// ``big`` for a constant past 64 bits (``k`` is then 0, ``c`` the constant).
 struct IntKey {
   bool isConst = false;
   long k = 0;
+  bool big = false;
+  const ConstantInt *c = nullptr;
+  bool isZero() const { return isConst && !big && k == 0; }
 };
 
 struct FuncInfo {
@@ -495,6 +546,7 @@ private:
   DenseMap<const Function *, int> funcIndex;
   DenseMap<const GlobalVariable *, int> globalObj, globalVal;
   DenseMap<const Function *, int> funcAddr;
+  DenseMap<const GlobalValue *, int> aliasNode;  // aliases and ifuncs
   std::unordered_map<std::string, int> constCache;      // structural key -> node (-1: none)
   std::unordered_map<const Constant *, std::string> constKeyMemo;  // node-based: references stay valid
   std::unordered_map<std::string, int> staticObjs;
@@ -502,8 +554,8 @@ private:
 
   // statistics
   long instructions = 0;
-  std::vector<std::pair<std::string, long>> unmodelled;
-  std::unordered_map<std::string, size_t> unmodelledIndex;
+  std::vector<std::pair<std::string, long>> unmodelled, unknown;
+  std::unordered_map<std::string, size_t> unmodelledIndex, unknownIndex;
   std::vector<long> opcodeCounts = std::vector<long>(Instruction::OtherOpsEnd, 0);
   std::vector<unsigned> opcodeOrder;  // opcodes in the order first seen
   long inlineAsm = 0, definedCount = 0, declaredCount = 0, globalCount = 0;
@@ -562,9 +614,10 @@ private:
     return out;
   }
   void appendLocalName(std::string &out, const Value *v);
+  DenseMap<const GlobalValue *, unsigned> globalSlots;  // unnamed globals, as the printer numbers them
   std::string globalName(const GlobalValue *g) {
     if (!g->hasName())
-      unsupported("unnamed global");
+      return std::to_string(globalSlots.lookup(g));
     return printedName(g->getName());
   }
   int local(const Value *v) {
@@ -580,10 +633,18 @@ private:
     return n;
   }
   static bool isLocal(const Value *v) { return isa<Instruction>(v) || isa<Argument>(v); }
-  bool isVal(const Value *v) {  // printed as a plain %x or @x
-    if (isa<GlobalAlias>(v) || isa<GlobalIFunc>(v))
-      unsupported("alias");
-    return isLocal(v) || isa<GlobalValue>(v);
+  bool isVal(const Value *v) { return isLocal(v) || isa<GlobalValue>(v); }  // printed as a plain %x or @x
+  // a pointer operand printed "ptr %x" (address space 0, not a vector)
+  static bool plainPtr(const Value *v) { return v->getType()->isPointerTy() && v->getType()->getPointerAddressSpace() == 0; }
+  // dso_local_equivalent @f and no_cfi @f are @f; ptrauth (ptr @f, ...) is its pointer
+  static const Value *unwrapped(const Value *v) {
+    if (auto *e = dyn_cast<DSOLocalEquivalent>(v))
+      return e->getGlobalValue();
+    if (auto *e = dyn_cast<NoCFIValue>(v))
+      return e->getGlobalValue();
+    if (auto *e = dyn_cast<ConstantPtrAuth>(v))
+      return unwrapped(e->getPointer());
+    return v;
   }
   int globalNode(const GlobalValue *g);
   int nodeOf(const Value *v);
@@ -592,12 +653,16 @@ private:
   const std::string &constKey(const Constant *c);
   IntKey intKey(const Value *v) {
     if (auto *ci = dyn_cast<ConstantInt>(v)) {
-      if (ci->getBitWidth() > 64)
-        unsupported("integer wider than 64 bits");
-      return {true, ci->getBitWidth() == 1 ? (long)ci->getZExtValue() : (long)ci->getSExtValue()};
+      if (ci->getBitWidth() == 1)
+        return {true, (long)ci->getZExtValue()};
+      if (ci->getValue().getSignificantBits() > 64)
+        return {true, 0, true, ci};
+      return {true, (long)ci->getSExtValue()};
     }
     return {};
   }
+  // the slot of byte offset ``k`` in an object of type ``t`` (-1: none)
+  long byteSlot(Type *t, const IntKey &k) { return k.big ? T.byteToSlot(t, k.c->getValue()) : T.byteToSlot(t, k.k); }
 
   // ---- layout
   std::pair<long, bool> gepPlan(Type *ty, ArrayRef<IntKey> idx);
@@ -716,6 +781,33 @@ private:
       v.emplace_back(key, 0);
     v[it->second].second += 1;
   }
+
+  // ---- access sites (the alias facts' instructions; "access sites" below)
+public:
+  bool recordSites = false;
+  void writeSites(raw_ostream &out);
+
+private:
+  struct SiteTable {
+    std::vector<int32_t> index, width, fp, result, indptr{0}, nodes;
+    std::vector<int8_t> kind, cls;
+    std::string strings;  // function, block, location, pointer, callee of each site, '\0' after each
+    std::vector<std::pair<std::string, int8_t>> functionClass;
+  } sites;
+  std::vector<Type *> allocaLiterals;  // literal struct types of allocas (and arrays of them)
+  bool allocaLiteralsFound = false;
+  std::unordered_map<long, int> siteWindowMemo;
+  std::unique_ptr<ModuleSlotTracker> slotTracker;  // for printing constant operands
+  void sitesOf(FuncInfo &fi);
+  void site(int kind, const std::string &block, int index, const Instruction &I, const std::string &pointer,
+            const std::vector<int> &nodes, int width, int cls = -1, const std::string &callee = "", int fp = -1,
+            int result = -1);
+  int siteNode(const Value *v);
+  int siteWindow(long nbytes);
+  int siteWidth(Type *t) { return std::max(T.nSlots(t), siteWindow(std::max(1L, T.sizeAlign(t).first))); }
+  std::string operandToken(const Value *v);
+  std::string valueText(const Value *v);
+  int calleeClass(const Function *f);
 };
 
 // ------------------------------------------------------------ locations
@@ -737,10 +829,12 @@ const std::string &Extractor::mdFile(const Metadata *md, int depth) {
       file = s->getRawFile();
       if (!isa<DICompileUnit>(s))
         scope = s->getScope();
-    } else if (isa<DINamespace>(s)) {
+    } else if (auto *cb = dyn_cast<DICommonBlock>(s)) {
+      file = cb->getRawFile();
+      scope = cb->getRawScope();
+    } else {  // a namespace (no file), a module
+      file = s->getRawFile();
       scope = s->getScope();
-    } else {
-      unsupported("metadata scope kind");
     }
   } else if (auto *v = dyn_cast<DIVariable>(md)) {
     file = v->getRawFile();
@@ -748,9 +842,10 @@ const std::string &Extractor::mdFile(const Metadata *md, int depth) {
   } else if (auto *l = dyn_cast<DILabel>(md)) {
     file = l->getRawFile();
     scope = l->getRawScope();
-  } else if (!isa<MDTuple>(md)) {
-    unsupported("metadata kind");
-  }
+  } else if (auto *e = dyn_cast<DIImportedEntity>(md)) {
+    file = e->getRawFile();
+    scope = e->getRawScope();
+  }  // anything else (a tuple, an expression) names no file
   if (out.empty() && file != nullptr)
     out = mdFile(file, depth + 1);
   else if (out.empty() && scope != nullptr && depth < 50)
@@ -788,8 +883,10 @@ int Extractor::mdLocation(const Metadata *md) {
       line = b->getLine();
     else if (auto *lb = dyn_cast<DILabel>(md))
       line = lb->getLine();
-    else if (!isa<DICompileUnit>(md) && !isa<MDTuple>(md) && !isa<DIFile>(md))
-      unsupported("metadata location kind");
+    else if (auto *ty = dyn_cast<DIType>(md))
+      line = ty->getLine();
+    else if (auto *e = dyn_cast<DIImportedEntity>(md))
+      line = e->getLine();
     if (line != 0) {
       const std::string &f = mdFile(md, 0);
       id = intern((f.empty() ? std::string("?") : f) + ":" + std::to_string(line));
@@ -841,11 +938,32 @@ int Extractor::globalNode(const GlobalValue *g) {
     B.addr(node, funcList[funcIndex.lookup(f)].obj);
     return funcAddr[f] = node;
   }
-  unsupported("alias or ifunc");
+  // an alias or ifunc: a value holding what its aliasee holds (an ifunc: the
+  // functions its resolver returns), made where it is first used
+  auto it = aliasNode.find(g);
+  if (it != aliasNode.end())
+    return it->second;
+  int node = B.node("@" + globalName(g));
+  aliasNode[g] = node;
+  const Constant *target = nullptr;
+  if (auto *a = dyn_cast<GlobalAlias>(g)) {
+    target = a->getAliasee();
+  } else {
+    target = cast<GlobalIFunc>(g)->getResolver();
+    if (auto *f = dyn_cast<Function>(target)) {
+      B.copy(node, funcList[funcIndex.lookup(f)].obj + 1);
+      return node;
+    }
+  }
+  int src = target ? nodeOf(target) : -1;
+  if (src >= 0)
+    B.copy(node, src);
+  return node;
 }
 
 // _Function.node_of: -1 where the value holds no pointer
 int Extractor::nodeOf(const Value *v) {
+  v = unwrapped(v);
   if (isLocal(v))
     return local(v);
   if (auto *g = dyn_cast<GlobalValue>(v))
@@ -869,13 +987,13 @@ const std::string &Extractor::constKey(const Constant *c) {
   if (it != constKeyMemo.end())
     return it->second;
   std::string k;
-  if (auto *g = dyn_cast<GlobalValue>(c)) {
-    if (!isa<GlobalVariable>(g) && !isa<Function>(g))
-      unsupported("alias or ifunc");
+  if (unwrapped(c) != c) {
+    k = constKey(cast<Constant>(unwrapped(c)));
+  } else if (auto *g = dyn_cast<GlobalValue>(c)) {
     k = "@" + globalName(g);
   } else if (auto *ci = dyn_cast<ConstantInt>(c)) {
     IntKey ik = intKey(ci);
-    k = "i" + std::to_string(ik.k);
+    k = "i" + (ik.big ? toString(ci->getValue(), 10, /*Signed=*/true) : std::to_string(ik.k));
   } else if (isa<ConstantPointerNull>(c) || isa<UndefValue>(c) || isa<ConstantFP>(c) ||
              isa<ConstantAggregateZero>(c) || isa<ConstantTokenNone>(c) || isa<ConstantTargetNone>(c) ||
              isa<BlockAddress>(c) || (isa<ConstantDataSequential>(c) && !T.hasPtr(c->getType()))) {
@@ -917,6 +1035,8 @@ int Extractor::constNode(const Constant *c) {
 
 // extractor._build_const
 int Extractor::buildConst(const Constant *c) {
+  if (unwrapped(c) != c)
+    return nodeOf(unwrapped(c));
   if (auto *g = dyn_cast<GlobalValue>(c))
     return globalNode(g);
   if (isa<ConstantAggregate>(c)) {
@@ -949,7 +1069,7 @@ int Extractor::buildConst(const Constant *c) {
     if (auto *gv = dyn_cast<GlobalVariable>(baseV)) {
       Type *st = gep->getSourceElementType();
       if (st->isIntegerTy(8) && idx.size() == 1 && idx[0].isConst) {
-        long slot = T.byteToSlot(gv->getValueType(), idx[0].k);
+        long slot = byteSlot(gv->getValueType(), idx[0]);
         if (slot >= 0)
           return B.offset(base, slot, "cexpr");
       }
@@ -1051,16 +1171,7 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
       if (isLocal(I->getOperand(0)))
         r = intSources(I->getOperand(0));
       break;
-    case Instruction::AtomicRMW: {
-      auto k = cast<AtomicRMWInst>(I)->getOperation();
-      if (k != AtomicRMWInst::Xchg && k != AtomicRMWInst::Add && k != AtomicRMWInst::Sub &&
-          k != AtomicRMWInst::And && k != AtomicRMWInst::Or && k != AtomicRMWInst::Xor &&
-          k != AtomicRMWInst::Nand && k != AtomicRMWInst::Max && k != AtomicRMWInst::Min &&
-          k != AtomicRMWInst::UMax && k != AtomicRMWInst::UMin)
-        unsupported("atomicrmw operation in integer tracing");
-      [[fallthrough]];
-    }
-    case Instruction::Load: case Instruction::AtomicCmpXchg: {
+    case Instruction::Load: case Instruction::AtomicRMW: case Instruction::AtomicCmpXchg: {
       const Value *p = op == Instruction::Load ? cast<LoadInst>(I)->getPointerOperand() : I->getOperand(0);
       int src = nodeOf(p);
       r = IntSources{};
@@ -1096,7 +1207,7 @@ void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &n
 std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
   if (auto *it = dyn_cast<IntegerType>(ty)) {
     if (idx.size() <= 1) {
-      if (idx.empty() || (idx[0].isConst && idx[0].k == 0))
+      if (idx.empty() || idx[0].isZero())
         return {0, false};
       return {0, it->getBitWidth() == 8 || it->getBitWidth() == 1};
     }
@@ -1108,7 +1219,7 @@ std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
       if (!idx[j].isConst)
         return {off, true};
       auto *s = cast<StructType>(t);
-      if (idx[j].k < 0 || idx[j].k >= (long)s->getNumElements())
+      if (idx[j].big || idx[j].k < 0 || idx[j].k >= (long)s->getNumElements())
         unsupported("struct index out of range");
       off += T.fieldPrefix(t)[idx[j].k];
       t = s->getElementType((unsigned)idx[j].k);
@@ -1208,23 +1319,33 @@ void Extractor::indirectCall(int fp, const std::vector<int> &args, int result, i
 
 // ---------------------------------------------------------------- passes
 void Extractor::declare() {
-  if (!M.alias_empty() || !M.ifunc_empty())
-    unsupported("aliases or ifuncs");
+  unsigned unnamed = 0;  // numbered as SlotTracker::processModule numbers them
+  for (GlobalVariable &g : M.globals())
+    if (!g.hasName())
+      globalSlots[&g] = unnamed++;
+  for (GlobalAlias &a : M.aliases())
+    if (!a.hasName())
+      globalSlots[&a] = unnamed++;
+  for (GlobalIFunc &i : M.ifuncs())
+    if (!i.hasName())
+      globalSlots[&i] = unnamed++;
+  for (Function &f : M)
+    if (!f.hasName())
+      globalSlots[&f] = unnamed++;
   TypeFinder finder;
   finder.run(M, false);
+  unsigned numbered = 0;  // and TypePrinting::incorporateTypes its unnamed struct types
   for (StructType *s : finder) {
     if (s->isLiteral())
       continue;  // the printer names only identified structs
     if (!s->hasName())
-      unsupported("unnamed struct type");
+      T.numbers[s] = numbered++;
     namedTypes.push_back(s);
     if (!s->isOpaque())
       maxSlots = std::max(maxSlots, T.nSlots(s));
   }
   slot0Loc = firstMetadataLoc();
   for (GlobalVariable &g : M.globals()) {
-    if (g.getAddressSpace() != 0)
-      unsupported("address space");
     std::string name = globalName(&g);
     MDNode *dbg = g.getMetadata(LLVMContext::MD_dbg);
     int l = dbg ? mdLocation(dbg) : 0;
@@ -1284,8 +1405,6 @@ void Extractor::prescan() {
         auto *gep = dyn_cast<GetElementPtrInst>(&I);
         if (gep == nullptr)
           continue;
-        if (gep->getPointerOperandType()->isVectorTy())
-          unsupported("vector getelementptr");
         Type *st = gep->getSourceElementType();
         bool literal = false;
         if (auto *s = dyn_cast<StructType>(st))
@@ -1308,6 +1427,7 @@ void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
       isa<ConstantDataSequential>(v) || isa<ConstantTokenNone>(v) || isa<ConstantFP>(v) || isa<BlockAddress>(v))
     return;
   if (ty->isPointerTy()) {
+    v = cast<Constant>(unwrapped(v));
     if (auto *gv = dyn_cast<GlobalVariable>(v)) {
       B.addr(obj + slot, globalObj.lookup(gv));
     } else if (auto *f = dyn_cast<Function>(v)) {
@@ -1346,7 +1466,7 @@ void Extractor::ptrtointGlobals() {
     if (isa<GlobalValue>(c) || !seen.insert(c).second)
       return;
     if (auto *ce = dyn_cast<ConstantExpr>(c))
-      if (ce->getOpcode() == Instruction::PtrToInt)
+      if (ce->getOpcode() == Instruction::PtrToInt && plainPtr(ce->getOperand(0)))  // "ptrtoint (ptr @g"
         if (auto *g = dyn_cast<GlobalValue>(ce->getOperand(0)))
           if (seen.insert(g).second)
             order.push_back(g);
@@ -1357,6 +1477,8 @@ void Extractor::ptrtointGlobals() {
   for (GlobalVariable &g : M.globals())
     if (g.hasInitializer())
       walk(g.getInitializer());
+  for (GlobalAlias &a : M.aliases())
+    walk(a.getAliasee());
   for (Function &f : M)
     for (BasicBlock &bb : f)
       for (Instruction &I : bb) {
@@ -1388,6 +1510,8 @@ void Extractor::run() {
   for (FuncInfo &fi : funcList)
     if (fi.defined) {
       runFunction(fi);
+      if (recordSites)
+        sitesOf(fi);
       if (progress == nullptr)
         continue;
       done += fi.f->getInstructionCount();
@@ -1478,18 +1602,11 @@ void Extractor::instruction(const Instruction &I) {
   const char *op = I.getOpcodeName();
   if (opcodeCounts[I.getOpcode()]++ == 0)
     opcodeOrder.push_back(I.getOpcode());
-  for (const Use &u : I.operands())
-    if (u->getType()->isPtrOrPtrVectorTy() && u->getType()->getPointerAddressSpace() != 0)
-      unsupported("address space");
-  if (I.getType()->isPtrOrPtrVectorTy() && I.getType()->getPointerAddressSpace() != 0)
-    unsupported("address space");
   const Instruction *before = lastHandled;
   lastHandled = &I;
   switch (I.getOpcode()) {
   case Instruction::Alloca: {
     auto &A = cast<AllocaInst>(I);
-    if (A.getAddressSpace() != 0)
-      unsupported("address space");
     Type *ty = A.getAllocatedType();
     int obj = B.obj("*" + fn->name + ":%" + localName(&I), T.nSlots(ty), OBJECT, curLoc());
     allocaObj[&I] = obj;
@@ -1616,7 +1733,7 @@ void Extractor::instruction(const Instruction &I) {
   if (I.isBinaryOp() || I.isUnaryOp() || isa<CmpInst>(I) || I.isCast() || I.isTerminator() || isa<FenceInst>(I) ||
       isa<CatchPadInst>(I) || isa<CleanupPadInst>(I))
     return;  // moves no pointer
-  unsupported(std::string("instruction ") + op);
+  count(unknown, unknownIndex, op);  // listed in the statistics, never dropped silently
 }
 
 // _Function.i_load: its pattern (a one-word type, a plain address) creates the
@@ -1624,7 +1741,7 @@ void Extractor::instruction(const Instruction &I) {
 void Extractor::iLoad(const LoadInst &I) {
   Type *ty = I.getType();
   const Value *p = I.getPointerOperand();
-  if (loadStoreToken(ty) && isVal(p)) {
+  if (loadStoreToken(ty) && isVal(p) && plainPtr(p)) {
     if (ty->isPointerTy()) {
       int dst = local(&I);
       B.load(dst, nodeOf(p));
@@ -1656,7 +1773,7 @@ void Extractor::iStore(const StoreInst &I) {
   Type *ty = v->getType();
   bool plainValue = isVal(v) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantInt>(v) ||
                     isa<ConstantAggregateZero>(v);
-  if (loadStoreToken(ty) && plainValue && isVal(p)) {
+  if (loadStoreToken(ty) && plainValue && isVal(p) && plainPtr(p)) {
     if (ty->isPointerTy()) {
       if (isVal(v)) {
         int dst = nodeOf(p);
@@ -1696,7 +1813,7 @@ void Extractor::iGep(const GetElementPtrInst &I) {
   Type *st = I.getSourceElementType();
   const Value *baseV = I.getPointerOperand();
   SmallVector<IntKey, 4> idx;
-  bool plain = gepToken(st) && isVal(baseV);
+  bool plain = gepToken(st) && isVal(baseV) && plainPtr(baseV);
   for (const Use &u : I.indices()) {
     const Value *x = u.get();
     idx.push_back(intKey(x));
@@ -1721,7 +1838,7 @@ void Extractor::iGep(const GetElementPtrInst &I) {
       else if (auto *gv = dyn_cast<GlobalVariable>(baseV))
         known = gv->getValueType();
       if (known != nullptr && idx.size() == 1 && idx[0].isConst) {
-        long slot = T.byteToSlot(known, idx[0].k);
+        long slot = byteSlot(known, idx[0]);
         if (slot >= 0)
           off = slot, sm = false;
       }
@@ -1773,12 +1890,12 @@ static bool endsWithPtrType(const std::string &text, bool namedHasPtr) {
 
 // _Function.i_call
 void Extractor::iCall(const CallBase &I) {
-  const Value *callee = I.getCalledOperand();
+  const Value *callee = unwrapped(I.getCalledOperand());
   if (isa<InlineAsm>(callee)) {
     ++inlineAsm;
     return;
   }
-  if (!isLocal(callee) && !isa<Function>(callee) && !isa<GlobalVariable>(callee))
+  if (!isLocal(callee) && !isa<GlobalValue>(callee))
     unsupported("callee kind");
   FunctionType *fty = I.getFunctionType();
   int nfixed = -1;
@@ -1789,8 +1906,6 @@ void Extractor::iCall(const CallBase &I) {
   }
   Type *rty = I.getType();
   bool retPtr = !rty->isVoidTy() && endsWithPtrType(T.text(rty), T.hasPtr(rty));
-  if (!rty->isVoidTy() && T.text(rty).find('"') != std::string::npos)
-    unsupported("quoted return type");
   int result = retPtr ? local(&I) : -1;
   std::vector<int> args;
   for (const Use &a : I.args())
@@ -1802,8 +1917,8 @@ void Extractor::iCall(const CallBase &I) {
     return;
   }
   std::string name = globalName(cast<GlobalValue>(callee));
-  if (auto *gv = dyn_cast<GlobalVariable>(callee)) {
-    indirectCall(globalNode(gv), args, result, nfixed, fn->name + ":call." + name);
+  if (!isa<Function>(callee)) {  // a global variable, alias or ifunc called as a function
+    indirectCall(globalNode(cast<GlobalValue>(callee)), args, result, nfixed, fn->name + ":call." + name);
     return;
   }
   FuncInfo &info = funcList[funcIndex.lookup(cast<Function>(callee))];
@@ -1862,7 +1977,7 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     count(unmodelled, unmodelledIndex, callee);
     std::vector<const Function *> fargs;  // functions handed to unknown code may be called back
     for (const Value *v : argv)
-      if (auto *f = dyn_cast<Function>(v))
+      if (auto *f = dyn_cast<Function>(unwrapped(v)))
         fargs.push_back(f);
     if (!fargs.empty()) {
       int given = B.node(name + ".given");
@@ -1907,7 +2022,8 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     auto *ci = dyn_cast<ConstantInt>(argv[k]);
     if (ci == nullptr || ci->getBitWidth() == 1)
       return std::nullopt;
-    return intKey(ci).k;
+    IntKey v = intKey(ci);  // past 64 bits: the furthest 64-bit value of its sign
+    return v.big ? (ci->isNegative() ? INT64_MIN : INT64_MAX) : v.k;
   };
   for (const Effect &eff : *model) {
     const std::string &kind = eff[0].s;
@@ -1925,9 +2041,7 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
             known = false;
             break;
           }
-          total *= *v;
-          if (total > INT64_MAX || total < INT64_MIN)
-            unsupported("allocation size out of range");
+          total = std::clamp<__int128>(total * *v, INT64_MIN, INT64_MAX);  // past 2^63: as good as infinite
         }
         if (known)
           nbytes = (long)total;
@@ -1986,10 +2100,8 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
       if (d >= 0 && s >= 0) {
         long nbytes = -1;  // window(<= 0) is window(None)
         if (argv.size() > 2 && eff[1].isInt && eff[1].k == 0 && isa<ConstantInt>(argv[2])) {
-          auto *ci = cast<ConstantInt>(argv[2]);
-          if (ci->getBitWidth() == 1)
-            unsupported("i1 copy size");
-          nbytes = intKey(ci).k;
+          IntKey size = intKey(argv[2]);
+          nbytes = size.big ? (size.c->isNegative() ? -1 : INT64_MAX) : size.k;
         }
         int width = window(nbytes);
         for (int k = 0; k < width; ++k) {
@@ -2064,6 +2176,8 @@ void Extractor::write(raw_ostream &out) {
     st << "opcode\t" << Instruction::getOpcodeName(op) << "\t" << opcodeCounts[op] << "\n";
   for (auto &[name, n] : unmodelled)
     st << "unmodelled\t" << name << "\t" << n << "\n";
+  for (auto &[name, n] : unknown)
+    st << "unknown\t" << name << "\t" << n << "\n";
   for (auto &c : checks)
     st << "alias_check\t" << c.kind << "\t" << c.a << "\t" << c.b << "\t" << c.loc << "\t" << c.fn << "\n";
   st.flush();
@@ -2079,13 +2193,247 @@ void Extractor::write(raw_ostream &out) {
     put(out, c);
   put(out, B.kind);
   out << B.names << locs << stats;
+  if (recordSites)
+    writeSites(out);
+}
+
+// ------------------------------------------------------------ access sites
+// constraints/llvm/access_sites.py: every load, store, atomic, memory
+// intrinsic and call of a defined function, keyed (function, block label as
+// printed, index in the block not counting debug intrinsics), with the nodes
+// of its pointer operands. Recorded after the function's constraints, so the
+// nodes it needs (a global's address, a constant expression) are made then.
+
+enum SiteKind : int8_t { S_LOAD, S_STORE, S_ATOMIC, S_MEMCPY, S_MEMMOVE, S_MEMSET, S_CALL };
+// access_sites.CALL_CLASSES, in order
+enum CallClass : int8_t { C_DEFINED, C_INDIRECT, C_MODELLED, C_UNMODELLED, C_ASM, C_INTRINSIC, C_ASSERTION };
+
+// The node of an operand, without making one for a local that never got one.
+int Extractor::siteNode(const Value *v) {
+  v = unwrapped(v);
+  if (isLocal(v)) {
+    auto it = locals.find(v);
+    return it == locals.end() ? -1 : it->second;
+  }
+  return nodeOf(v);
+}
+
+// SiteRecorder._window: the extractor's window, widened by the literal struct types of allocas.
+int Extractor::siteWindow(long nbytes) {
+  auto hit = siteWindowMemo.find(nbytes);
+  if (hit != siteWindowMemo.end())
+    return hit->second;
+  if (!allocaLiteralsFound) {
+    DenseSet<Type *> seen;
+    for (Function &f : M)
+      for (BasicBlock &bb : f)
+        for (Instruction &I : bb)
+          if (auto *a = dyn_cast<AllocaInst>(&I)) {
+            Type *t = a->getAllocatedType(), *e = t;
+            while (auto *arr = dyn_cast<ArrayType>(e))
+              e = arr->getElementType();
+            auto *st = dyn_cast<StructType>(e);
+            if (st != nullptr && st->isLiteral() && seen.insert(t).second)
+              allocaLiterals.push_back(t);
+          }
+    allocaLiteralsFound = true;
+  }
+  int w = window(nbytes);
+  for (Type *t : allocaLiterals) {
+    std::vector<long> offs;
+    T.slotOffsets(t, 0, offs);
+    for (size_t j = 0; j < offs.size(); ++j)
+      w = std::max(w, (int)(std::lower_bound(offs.begin(), offs.end(), offs[j] + nbytes) - offs.begin() - (long)j));
+  }
+  return siteWindowMemo[nbytes] = w;
+}
+
+// access_sites._token: the value of a typed operand as written ("ptr %p" gives "%p").
+std::string Extractor::operandToken(const Value *v) {
+  std::string value;
+  if (isLocal(v)) {
+    value = "%" + localName(v);
+  } else if (auto *g = dyn_cast<GlobalValue>(v)) {
+    value = "@" + globalName(g);
+  } else {
+    if (!slotTracker)
+      slotTracker = std::make_unique<ModuleSlotTracker>(&M, false);
+    raw_string_ostream os(value);
+    v->printAsOperand(os, /*PrintType=*/false, *slotTracker);
+    os.flush();
+  }
+  std::string text = T.text(v->getType()) + " " + value;
+  if (!text.empty() && text.back() == ')')
+    return text.substr(text.find(' ') + 1);
+  return text.substr(text.rfind(' ') + 1);
+}
+
+// access_sites._value_text: a memory intrinsic's operand
+std::string Extractor::valueText(const Value *v) {
+  v = unwrapped(v);
+  if (isLocal(v))
+    return "%" + localName(v);
+  if (auto *g = dyn_cast<GlobalValue>(v))
+    return "@" + globalName(g);
+  if (isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantAggregateZero>(v) ||
+      isa<ConstantTokenNone>(v) || isa<ConstantTargetNone>(v) || isa<BlockAddress>(v) ||
+      isa<ConstantDataSequential>(v) || isa<MetadataAsValue>(v))
+    return "null";
+  return "<const>";
+}
+
+// access_sites._callee_class of a direct callee
+int Extractor::calleeClass(const Function *f) {
+  if (!f->isDeclaration())
+    return C_DEFINED;
+  std::string name = globalName(f);
+  auto isCheck = [&](const std::string &x) {
+    return std::find(models.aliasChecks.begin(), models.aliasChecks.end(), x) != models.aliasChecks.end();
+  };
+  std::string bare = name;
+  if (StringRef(name).starts_with("_Z")) {  // _Z8MAYALIASPvS_
+    size_t e = 2;
+    while (e < name.size() && isDigit(name[e]))
+      ++e;
+    if (e > 2 && e - 2 <= 9)
+      bare = name.substr(e, std::stoul(name.substr(2, e - 2)));
+  }
+  if (isCheck(name) || isCheck(bare))
+    return C_ASSERTION;
+  if (models.modelFor(name) != nullptr)
+    return C_MODELLED;
+  if (StringRef(name).starts_with("llvm."))
+    return C_INTRINSIC;
+  return C_UNMODELLED;
+}
+
+void Extractor::site(int kind, const std::string &block, int index, const Instruction &I, const std::string &pointer,
+                     const std::vector<int> &nodes, int width, int cls, const std::string &callee, int fp,
+                     int result) {
+  SiteTable &t = sites;
+  t.index.push_back(index);
+  t.width.push_back(width);
+  t.fp.push_back(fp);
+  t.result.push_back(result);
+  t.nodes.insert(t.nodes.end(), nodes.begin(), nodes.end());
+  t.indptr.push_back((int32_t)t.nodes.size());
+  t.kind.push_back((int8_t)kind);
+  t.cls.push_back((int8_t)cls);
+  const DILocation *l = I.getDebugLoc().get();
+  for (StringRef x : {StringRef(fn->name), StringRef(block), l ? locTable[lineLocation(l)] : StringRef(),
+                      StringRef(pointer), StringRef(callee)}) {
+    t.strings.append(x.data(), x.size());
+    t.strings += '\0';
+  }
+}
+
+void Extractor::sitesOf(FuncInfo &fi) {
+  if (sites.functionClass.empty())
+    for (FuncInfo &g : funcList)
+      sites.functionClass.emplace_back(g.name, (int8_t)calleeClass(g.f));
+  for (BasicBlock &bb : *fi.f) {
+    std::string block = bb.hasName() ? printedName(bb.getName()) : std::to_string(slots.lookup(&bb));
+    int index = 0;
+    for (Instruction &I : bb) {
+      const Value *p;
+      if (auto *call = dyn_cast<CallBase>(&I)) {
+        auto *f = dyn_cast<Function>(unwrapped(call->getCalledOperand()));
+        if (f != nullptr && f->getName().starts_with("llvm.dbg."))
+          continue;  // not counted: older printers show debug records as these calls
+        int result = -1;
+        auto r = locals.find(&I);
+        if (r != locals.end())
+          result = r->second;
+        const Value *callee = unwrapped(call->getCalledOperand());
+        if (isa<InlineAsm>(callee)) {
+          site(S_CALL, block, index++, I, "asm", {}, 0, C_ASM, "", -1, result);
+          continue;
+        }
+        std::vector<int> args;
+        for (const Use &a : call->args())
+          if (T.hasPtr(a->getType()))
+            args.push_back(siteNode(a.get()));
+        StringRef name = f ? f->getName() : StringRef();
+        int mem = name.starts_with("llvm.memcpy.") ? S_MEMCPY : name.starts_with("llvm.memmove.") ? S_MEMMOVE
+                : name.starts_with("llvm.memset.") ? S_MEMSET : -1;
+        if (mem >= 0) {
+          size_t nops = mem == S_MEMSET ? 1 : 2;
+          int width = 0;
+          if (call->arg_size() > 2)
+            if (auto *size = dyn_cast<ConstantInt>(call->getArgOperand(2))) {
+              IntKey k = intKey(size);
+              long nbytes = k.big ? (size->isNegative() ? -1 : INT64_MAX) : k.k;
+              width = nbytes > 0 ? siteWindow(nbytes) : 0;
+            }
+          std::string ops;
+          for (size_t k = 0; k < std::min(nops, (size_t)call->arg_size()); ++k)
+            ops += (k ? ", " : "") + valueText(call->getArgOperand((unsigned)k));
+          args.resize(std::min(nops, args.size()));
+          site(mem, block, index++, I, ops, args, width);
+          continue;
+        }
+        if (isLocal(callee)) {
+          auto it = locals.find(callee);
+          site(S_CALL, block, index++, I, "%" + localName(callee), args, 0, C_INDIRECT, "",
+               it == locals.end() ? -1 : it->second, result);
+        } else if (f != nullptr) {
+          site(S_CALL, block, index++, I, "@" + globalName(f), args, 0, calleeClass(f), globalName(f), -1, result);
+        } else {  // a global variable, alias or ifunc called as a function
+          auto *g = cast<GlobalValue>(callee);
+          int node = globalNode(g);
+          site(S_CALL, block, index++, I, "@" + globalName(g), args, 0, C_INDIRECT, "", node, result);
+        }
+        continue;
+      }
+      if (auto *ld = dyn_cast<LoadInst>(&I)) {
+        p = ld->getPointerOperand();
+        site(S_LOAD, block, index, I, operandToken(p), {siteNode(p)}, siteWidth(ld->getType()));
+      } else if (auto *st = dyn_cast<StoreInst>(&I)) {
+        p = st->getPointerOperand();
+        site(S_STORE, block, index, I, operandToken(p), {siteNode(p)}, siteWidth(st->getValueOperand()->getType()));
+      } else if (auto *rmw = dyn_cast<AtomicRMWInst>(&I)) {
+        p = rmw->getPointerOperand();
+        site(S_ATOMIC, block, index, I, operandToken(p), {siteNode(p)}, siteWidth(rmw->getValOperand()->getType()));
+      } else if (auto *x = dyn_cast<AtomicCmpXchgInst>(&I)) {
+        p = x->getPointerOperand();
+        site(S_ATOMIC, block, index, I, operandToken(p), {siteNode(p)},
+             siteWidth(x->getCompareOperand()->getType()));
+      }
+      ++index;
+    }
+  }
+}
+
+// After the statistics: "SITES\n", int64[4] (sites, operand nodes, bytes of strings,
+// functions), int32 columns index, width, fp, result, node_indptr (sites + 1), nodes,
+// int8 columns kind, call_class (-1: not a call), then the strings, '\0' after each:
+// five per site (function, block, location, pointer, callee) and two per function
+// (name, class).
+void Extractor::writeSites(raw_ostream &out) {
+  SiteTable &t = sites;
+  std::string fstrings;
+  for (auto &[name, cls] : t.functionClass) {
+    fstrings += name;
+    fstrings += '\0';
+    fstrings += (char)('0' + cls);
+    fstrings += '\0';
+  }
+  out << "SITES\n";
+  std::vector<int64_t> header{(int64_t)t.kind.size(), (int64_t)t.nodes.size(),
+                              (int64_t)(t.strings.size() + fstrings.size()), (int64_t)t.functionClass.size()};
+  put(out, header);
+  for (auto *c : {&t.index, &t.width, &t.fp, &t.result, &t.indptr, &t.nodes})
+    put(out, *c);
+  put(out, t.kind);
+  put(out, t.cls);
+  out << t.strings << fstrings;
 }
 
 }  // namespace
 
 // Declared in read_bitcode.cpp, which calls it.
 bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why,
-                        raw_ostream *progress) {
+                        raw_ostream *progress, bool sites) {
   Models models;
   if (!models.load(modelsPath)) {
     why = std::string("cannot read the models file ") + modelsPath;
@@ -2095,6 +2443,7 @@ bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std
     // never freed: the process exits next, and freeing it all costs more than building
     Extractor &ex = *new Extractor(m, models);
     ex.progress = progress;
+    ex.recordSites = sites;
     ex.run();
     ex.write(out);
     return true;

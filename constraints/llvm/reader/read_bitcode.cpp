@@ -1,8 +1,12 @@
-// read_bitcode: one LLVM 19 bitcode file to the textual IR the extractor reads,
-// or to its constraints.
+// read_bitcode: a program in LLVM 19 bitcode or IR text to the textual IR the
+// extractor reads, or to its constraints.
 //
-// Usage: read_bitcode [--full | --extract MODELS [--progress]] FILE.bc   (on stdout; exit 1
-// and one "error: ..." line on stderr when LLVM cannot read the file)
+// Usage: read_bitcode [--full | --extract MODELS [--sites] [--progress]] FILE...   (on stdout;
+// exit 1 and one "error: FILE: ..." line on stderr when LLVM cannot read, link or verify
+// the input)
+//
+// FILE... is one .bc read as it is, or .ll/.bc files linked as llvm-link-19 links
+// them (load.cpp).
 //
 // Built on first use by constraints/llvm/inputs.py (g++, llvm-config-19 and
 // the headers of Debian's llvm-19-dev); without them the extractor uses
@@ -25,7 +29,8 @@
 //
 // --extract MODELS writes the module's constraints instead (extract.cpp; the
 // columnar form starts with "ANDX1"), or, when extract.cpp does not cover the
-// module, one line "; andersen-text: WHY" and then the text as above. With
+// module, one line "; andersen-text: WHY" and then the text as above. --sites
+// adds the memory-access sites of the alias facts (sites.cpp). With
 // --progress it also writes "progress DONE TOTAL" lines on stderr as it walks
 // the functions (instructions of defined functions; about a hundred lines).
 
@@ -40,6 +45,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 #include <unistd.h>
 
@@ -50,8 +57,14 @@ using namespace llvm;
 // read from ``modelsPath`` (written by fast_extract.py from externals.py).
 // Returns false, writing nothing, when the module uses something extract.cpp
 // does not reproduce exactly; ``why`` then says what.
+// With ``sites``, the access sites follow the constraints (sites.cpp).
 bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why,
-                        raw_ostream *progress);
+                        raw_ostream *progress, bool sites);
+
+// load.cpp: the program of ``files`` (one .bc read as it is when ``single``, else
+// linked as llvm-link-19 does); nullptr and ``err`` when LLVM rejects it.
+std::unique_ptr<Module> loadProgram(const std::vector<const char *> &files, LLVMContext &ctx, bool single,
+                                    std::string &err);
 
 // The location ``loc`` without its column (the same node when it has none).
 static DILocation *lineOnly(LLVMContext &ctx, const DILocation *loc) {
@@ -154,44 +167,56 @@ static void dropDebugTypes(Module &m, const std::vector<DbgVariableRecord *> &de
   }
 }
 
+// One .bc file is read as it is; anything else is linked (load.cpp).
+static bool isSingleBitcode(const std::vector<const char *> &files) {
+  if (files.size() != 1)
+    return false;
+  auto buffer = MemoryBuffer::getFile(files[0]);
+  if (!buffer || (*buffer)->getBufferSize() < 4)
+    return false;
+  const unsigned char *p = reinterpret_cast<const unsigned char *>((*buffer)->getBufferStart());
+  return (p[0] == 'B' && p[1] == 'C' && p[2] == 0xc0 && p[3] == 0xde) ||
+         (p[0] == 0xde && p[1] == 0xc0 && p[2] == 0x17 && p[3] == 0x0b);
+}
+
 int main(int argc, char **argv) {
-  bool full = false, progress = false;
-  const char *path = nullptr, *models = nullptr;
+  bool full = false, progress = false, sites = false;
+  const char *models = nullptr;
+  std::vector<const char *> files;
   for (int k = 1; k < argc; ++k) {
     if (std::strcmp(argv[k], "--full") == 0)
       full = true;
     else if (std::strcmp(argv[k], "--progress") == 0)
       progress = true;
+    else if (std::strcmp(argv[k], "--sites") == 0)
+      sites = true;
     else if (std::strcmp(argv[k], "--extract") == 0 && k + 1 < argc)
       models = argv[++k];
     else
-      path = argv[k];
+      files.push_back(argv[k]);
   }
-  if (path == nullptr) {
-    errs() << "usage: read_bitcode [--full | --extract MODELS [--progress]] FILE.bc\n";
+  if (files.empty()) {
+    errs() << "usage: read_bitcode [--full | --extract MODELS [--sites] [--progress]] FILE...\n";
     return 2;
   }
-  if (!full) {
+  bool single = isSingleBitcode(files);
+  if (!full && single) {  // linked inputs get llvm-link's debug-info upgrade
     const char *opts[] = {"read_bitcode", "-disable-auto-upgrade-debug-info"};
     cl::ParseCommandLineOptions(2, opts);
   }
-  auto buffer = MemoryBuffer::getFile(path);
-  if (!buffer) {
-    errs() << "error: " << buffer.getError().message() << "\n";
-    return 1;
-  }
   LLVMContext ctx;
-  Expected<std::unique_ptr<Module>> module = parseBitcodeFile((*buffer)->getMemBufferRef(), ctx);
+  std::string err;
+  std::unique_ptr<Module> module = loadProgram(files, ctx, single, err);
   if (!module) {
-    errs() << "error: " << toString(module.takeError()) << "\n";
+    errs() << "error: " << (single ? std::string(files[0]) + ": " : std::string()) << err << "\n";
     return 1;
   }
-  Module &m = **module;
+  Module &m = *module;
   if (!m.IsNewDbgInfoFormat)
     m.convertToNewDbgValues();
   if (models != nullptr) {
     std::string why;
-    if (extractConstraints(m, models, outs(), why, progress ? &errs() : nullptr)) {
+    if (extractConstraints(m, models, outs(), why, progress ? &errs() : nullptr, sites)) {
       outs().flush();
       _exit(outs().has_error() ? 1 : 0);
     }
@@ -209,5 +234,6 @@ int main(int argc, char **argv) {
     outs().clear_error();
     _exit(1);
   }
+  module.release();
   _exit(0);  // the module's destructors cost a tenth of the run; the OS frees it all
 }
