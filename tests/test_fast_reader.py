@@ -61,7 +61,8 @@ def test_truncated_bitcode_is_bad_input(reader, tmp_path):
 
 @needs_tools
 def test_without_a_compiler_reads_with_llvm_dis_and_says_so_once(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(inputs, "CXX", "g++-that-is-not-installed")
+    monkeypatch.setenv("ANDERSEN_CXX", "g++-that-is-not-installed")
+    monkeypatch.setattr(inputs.build_reader, "installed", lambda: None)  # as if the install had not built it
     monkeypatch.setattr(inputs, "_noted", [])
     monkeypatch.setenv("ANDERSEN_CACHE_DIR", str(tmp_path / "cache"))
     bc = compile_source(PROGRAMS[0], tmp_path)

@@ -38,6 +38,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import InputError
+from . import build_reader
 
 C_SUFFIXES = {".c": "c", ".i": "c"}
 CXX_SUFFIXES = {".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".C": "c++", ".c++": "c++", ".ii": "c++"}
@@ -47,11 +48,7 @@ CLANG = os.environ.get("ANDERSEN_CLANG", "clang-19")
 OPT = os.environ.get("ANDERSEN_OPT", "opt-19")
 LLVM_DIS = os.environ.get("ANDERSEN_LLVM_DIS", "llvm-dis-19")
 LLVM_LINK = os.environ.get("ANDERSEN_LLVM_LINK", "llvm-link-19")
-LLVM_CONFIG = os.environ.get("ANDERSEN_LLVM_CONFIG", "llvm-config-19")
-CXX = os.environ.get("ANDERSEN_CXX", "g++")
-READER_DIR = Path(__file__).resolve().parent / "reader"
-READER_SOURCE = READER_DIR / "read_bitcode.cpp"
-READER_FILES = (READER_SOURCE, READER_DIR / "extract.cpp", READER_DIR / "load.cpp")  # compiled together
+READER_SOURCE = build_reader.READER_DIR / "read_bitcode.cpp"
 READERS = ("auto", "fast", "tools", "llvmlite")
 BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 CLANG_FLAGS = ("-O0", "-g", "-fno-discard-value-names", "-Xclang", "-disable-O0-optnone", "-emit-llvm", "-c")
@@ -330,13 +327,15 @@ def cache_dir() -> Path:
 
 
 def fast_reader() -> tuple[str | None, str | None]:
-    """The compiled ``read_bitcode`` helper, built on first use.
+    """The ``read_bitcode`` helper: the installed one, else one built on first use.
 
-    The executable's name carries a hash of its source and of the compiler and
-    ``llvm-config`` used, so an edited source or another LLVM builds a new one;
-    a build goes to a temporary name first, then is renamed (concurrent first
-    uses are safe). A failed compile is remembered next to it (``.failed``) and
-    not retried until the source, the compiler or LLVM changes.
+    The install builds it beside its sources (:mod:`.build_reader`, ``setup.py``); that
+    binary is used while its stamp names the current sources. Otherwise (run from a
+    checkout without installing, or sources edited since) it is built into
+    :func:`cache_dir`, with one line on stderr saying so; the executable's name there
+    carries a hash of the sources and of the compiler and ``llvm-config`` used, so an
+    edited source or another LLVM builds a new one. A failed compile is remembered next
+    to it (``.failed``) and not retried until the sources, the compiler or LLVM change.
 
     Returns
     -------
@@ -344,69 +343,41 @@ def fast_reader() -> tuple[str | None, str | None]:
     ``llvm-config-19``/LLVM 19 headers: Debian package ``llvm-19-dev``, or a
     compile error, whose first line is given).
     """
+    exe = build_reader.installed()
+    if exe is not None:
+        return exe, None
     try:
-        source = b"\0".join(p.read_bytes() for p in READER_FILES)
+        digest = build_reader.source_digest()
     except OSError as exc:
         return None, f"{Path(exc.filename or READER_SOURCE).name} is not installed"
-    cxx, config = shutil.which(CXX), shutil.which(LLVM_CONFIG)
-    key = (hashlib.sha256(source).hexdigest()[:16], cxx, config, cache_dir())
+    key = (digest, shutil.which(build_reader.cxx_name()), shutil.which(build_reader.llvm_config_name()), cache_dir())
     hit = _fast_reader_cache.get(key)
     if hit is None:
-        hit = _fast_reader_cache[key] = _build_fast_reader(source, cxx, config)
+        hit = _fast_reader_cache[key] = _build_fast_reader(digest)
     return hit
 
 
-_COMPILE_FAILED = f" failed on {READER_SOURCE.name}: "
+is_compile_error = build_reader.is_compile_error
 
 
-def is_compile_error(why: str) -> bool:
-    """True when ``fast_reader``'s reason is a compile error of the sources (the tools were
-    there), not a missing compiler, ``llvm-config-19`` or LLVM headers."""
-    return _COMPILE_FAILED in why
-
-
-def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tuple[str | None, str | None]:
-    if cxx is None:
-        return None, f"no C++ compiler ({CXX})"
-    if config is None:
-        return None, f"no {LLVM_CONFIG} (Debian: apt-get install llvm-19 llvm-19-dev)"
-    digest = hashlib.sha256(source + b"\0" + os.fsencode(cxx) + b"\0" + os.fsencode(os.path.realpath(config)))
-    out = cache_dir() / f"read_bitcode-{digest.hexdigest()[:16]}"
+def _build_fast_reader(digest: str) -> tuple[str | None, str | None]:
+    cxx, config, why = build_reader.missing_tools()
+    if why is not None:
+        return None, why
+    key = hashlib.sha256(f"{digest}\0{cxx}\0{os.path.realpath(config)}".encode()).hexdigest()[:16]
+    out = cache_dir() / f"read_bitcode-{key}"
     if os.access(out, os.X_OK):
         return str(out), None
     failed = out.with_name(out.name + ".failed")
     if failed.is_file():
         return None, failed.read_text().strip() or "an earlier build failed"
-    found = {}
-    for what in ("--includedir", "--cxxflags", "--ldflags", "--libs"):
-        res = subprocess.run([config, what], capture_output=True, text=True)
-        if res.returncode != 0:
-            return None, f"{LLVM_CONFIG} {what} failed: {_first_error(res.stderr)}"
-        found[what] = res.stdout.split()
-    include_dir = " ".join(found["--includedir"])
-    if not (Path(include_dir) / "llvm" / "Bitcode" / "BitcodeReader.h").is_file():
-        return None, f"no LLVM 19 headers in {include_dir} (Debian: apt-get install llvm-19-dev)"
-    cxxflags, ldflags = found["--cxxflags"], found["--ldflags"] + found["--libs"]
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=out.name + ".", dir=out.parent)
-        os.close(fd)
-    except OSError as exc:
-        return None, f"cannot write to {out.parent}: {exc.strerror}"
-    try:
-        # -fexceptions after llvm-config's -fno-exceptions: extract.cpp gives up on
-        # a module by throwing (never through LLVM's frames)
-        cmd = [cxx, "-O2", *cxxflags, "-fexceptions", *map(str, READER_FILES), "-o", tmp, *ldflags]
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        if res.returncode != 0:
-            why = f"{Path(cxx).name}{_COMPILE_FAILED}{_first_error(res.stderr)}"
+    print(f"andersen-gpu: building read_bitcode, the LLVM front end's helper, into {out.parent} "
+          f"(once for these sources, about half a minute)", file=sys.stderr, flush=True)
+    why = build_reader.build(out, cxx=cxx, config=config)
+    if why is not None:
+        if build_reader.is_compile_error(why):
             failed.write_text(why + "\n")
-            return None, why
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        return None, why
     return str(out), None
 
 

@@ -8,11 +8,12 @@
 // FILE... is one .bc read as it is, or .ll/.bc files linked as llvm-link-19 links
 // them (load.cpp).
 //
-// Built on first use by constraints/llvm/inputs.py (g++, llvm-config-19 and
-// the headers of Debian's llvm-19-dev); without them the extractor uses
-// llvm-dis-19. It prints what llvm-dis-19 prints, less work and text the
-// extractor does not need (the constraints, names and file:line locations are
-// the same; tests/test_fast_reader.py):
+// Built by the install (setup.py, constraints/llvm/build_reader.py: g++,
+// llvm-config-19 and the headers of Debian's llvm-19-dev), else on first use by
+// constraints/llvm/inputs.py; without them the extractor uses llvm-dis-19.
+// It prints what llvm-dis-19 prints, less work and text the extractor does not
+// need (the constraints, names and file:line locations are the same;
+// tests/test_fast_reader.py):
 //
 // * debug-info verification on load (UpgradeDebugInfo runs the whole module
 //   verifier; bitcode is written by LLVM from verified modules);
