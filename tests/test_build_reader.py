@@ -69,20 +69,20 @@ def test_install_without_a_compiler_says_what_to_install(fake_tools, monkeypatch
 
 def test_without_an_installed_binary_one_is_built_once_and_said_so(fake_tools, monkeypatch, capsys):
     monkeypatch.setattr(build_reader, "installed", lambda reader_dir=None: None)
-    monkeypatch.setattr(inputs, "_fast_reader_cache", {})
-    exe, why = inputs.fast_reader()
+    monkeypatch.setattr(inputs, "_reader_cache", {})
+    exe, why = inputs.reader()
     assert why is None and exe.startswith(str(fake_tools / "cache"))
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "building read_bitcode" in err[0]
-    monkeypatch.setattr(inputs, "_fast_reader_cache", {})
-    assert inputs.fast_reader() == (exe, None)  # built once: the cached binary, no second build
+    monkeypatch.setattr(inputs, "_reader_cache", {})
+    assert inputs.reader() == (exe, None)  # built once: the cached binary, no second build
     assert capsys.readouterr().err == ""
     assert len((fake_tools / "compiles").read_text().splitlines()) == 1
 
 
 def test_the_installed_binary_comes_first(fake_tools, monkeypatch):
     monkeypatch.setattr(build_reader, "installed", lambda reader_dir=None: "/installed/read_bitcode")
-    assert inputs.fast_reader() == ("/installed/read_bitcode", None)
+    assert inputs.reader() == ("/installed/read_bitcode", None)
     assert not (fake_tools / "compiles").exists()
 
 

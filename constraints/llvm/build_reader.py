@@ -81,7 +81,7 @@ def build(out: Path, reader_dir: Path = READER_DIR, cxx: str | None = None, conf
     for what in ("--cxxflags", "--ldflags", "--libs"):
         res = subprocess.run([config, what], capture_output=True, text=True)
         if res.returncode != 0:
-            return f"{llvm_config_name()} {what} failed: {_first_line(res.stderr)}"
+            return f"{llvm_config_name()} {what} failed: {first_line(res.stderr)}"
         flags[what] = res.stdout.split()
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -96,7 +96,7 @@ def build(out: Path, reader_dir: Path = READER_DIR, cxx: str | None = None, conf
                "-o", tmp, *flags["--ldflags"], *flags["--libs"]]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
-            return f"{Path(cxx).name}{_COMPILE_FAILED}{_first_line(res.stderr)}"
+            return f"{Path(cxx).name}{_COMPILE_FAILED}{first_line(res.stderr)}"
         os.chmod(tmp, 0o755)
         os.replace(tmp, out)
     finally:
@@ -131,7 +131,8 @@ def installed(reader_dir: Path = READER_DIR) -> str | None:
     return None
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
+    """The first line of a tool's message that says "error", else its first line."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     for ln in lines:
         if "error" in ln:

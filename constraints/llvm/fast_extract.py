@@ -2,13 +2,7 @@
 
 ``read_bitcode --extract MODELS [--sites] FILE...`` walks the module LLVM has
 read (one ``.bc``, or ``.ll``/``.bc`` files linked) and writes the constraint set
-in columns, with the access sites of :mod:`.access_sites` after ``--sites``,
-instead of printing the module for :class:`~constraints.llvm.extractor.ModuleExtractor`
-to parse. The result is the extractor's, node for node (tests/test_fast_extract.py):
-same ids, names, ``file:line`` locations, constraint order, statistics and access
-sites. When the module uses something ``extract.cpp`` does not reproduce (its
-``unsupported()`` calls say what), the helper prints the module's text instead and
-the Python extractor reads it.
+in columns, with the access sites of :mod:`.access_sites` after ``--sites``.
 
 The external-function models live in :mod:`.externals` only: :func:`models_file`
 writes them to a file the helper reads (one per version of the table).
@@ -49,13 +43,12 @@ import numpy as np
 from ..errors import InputError
 from ..model import ConstraintSet
 from . import externals
+from ..model import NodeKind
 from .access_sites import CALL_CLASSES, SITE_KINDS, AccessSites
-from .builder import FIELD, FUNCTION, OBJECT, VALUE
-from .extractor import AliasCheck, ExtractStats
+from .stats import AliasCheck, ExtractStats
 
 MAGIC = b"ANDX1\n"
 SITES_MAGIC = b"SITES\n"
-TEXT_MARK = b"; andersen-text: "
 
 
 @dataclass(frozen=True)
@@ -163,8 +156,7 @@ def load(module: ExtractedModule, inputs=()) -> tuple[ConstraintSet, ExtractStat
         else:
             setattr(stats, f[0], int(f[1]))
     kinds = np.bincount(kind, minlength=4)
-    stats.node_kinds = {"value": int(kinds[VALUE]), "object": int(kinds[OBJECT]), "field": int(kinds[FIELD]),
-                        "function": int(kinds[FUNCTION])}
+    stats.node_kinds = {k.name.lower(): int(kinds[int(k)]) for k in NodeKind}
     stats.constraints = {k: cs.count(k) for k in ("addr", "copy", "load", "store", "gep")}
     stats.opcodes = Counter(stats.opcodes)
     return cs, stats

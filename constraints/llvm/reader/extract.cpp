@@ -1,28 +1,58 @@
 // extract: the constraints of a module, walked in LLVM's own objects.
 //
-// The fast path of constraints/llvm/extractor.py (the reference, which reads
-// the module's text): the same nodes in the same order, the same names,
-// file:line locations, constraint columns and statistics. Every rule here
-// mirrors one of the extractor's; where the extractor's result depends on how
-// the text happens to be printed (which of its parsers reads an instruction,
-// and so the order in which nodes are created), the printed form is
-// reproduced. Whatever this file does not reproduce exactly makes
-// extractConstraints() return false with the reason; read_bitcode then prints
-// the text and the Python extractor reads it. tests/test_fast_extract.py checks
-// both agree on every program of tests/llvm; a change to a rule of
-// extractor.py needs the same change here.
+// The front end's one implementation of the rules (DESIGN.md, "The constraint
+// model"); constraints/llvm/fast_extract.py loads what it writes:
 //
-// Not covered (text path): a few printed forms the extractor reads in ways
-// not reproduced here (each unsupported() call says which). Pointers of every
-// address space are pointers; unnamed globals and struct types have the
-// numbers the printer gives them; aliases and ifuncs are values that copy
-// their aliasee (an ifunc: the functions its resolver returns).
+// * every global, alloca and allocation call site is a memory object with one
+//   field slot per scalar of its type (Types: nested structs flattened, arrays
+//   and vectors collapsed to one element); heap objects, whose type is
+//   unknown, get as many slots as the largest struct of the program, or, when
+//   the allocation size is a constant, as many as any of the program's types
+//   places in that many bytes (window(): 16 bytes hold at most two pointers,
+//   not 16 slots); a field past them lies outside the block;
+// * a function @f is an object whose slots are @f itself, its return slot
+//   @f#ret, one slot per parameter @f#argK and, when variadic, @f#va; a direct
+//   call copies actuals into the parameter slots (copied on to the formals)
+//   and the return slot back; an indirect call through fp is a gep to the slot
+//   then a store (arguments) or load (result), resolved while solving;
+// * getelementptr adds the flattened field offset of its struct indices;
+//   array indices (and the first, pointer-arithmetic index) keep the slot; a
+//   byte (i8) gep with a variable or non-zero offset may land on any later
+//   slot of the object and is modelled by Builder::smear, the sound
+//   over-approximation (a constant one into an object of known type lands on
+//   its slot);
+// * aggregate SSA values ({ptr, i64}, vectors) are one node holding all their
+//   pointers; extractvalue/insertvalue copy;
+// * pointers of every address space are pointers (addrspacecast copies);
+//   aliases are their aliasee, an ifunc the functions its resolver returns;
+// * integers and pointers (ptrtoint/inttoptr): an inttoptr whose integer can
+//   be traced (through arithmetic, phi, select, casts and loads: intSources)
+//   to ptrtoint values points anywhere inside those values' objects; when the
+//   trace reaches an integer of unknown origin (an argument, a call result),
+//   the result also points to every object whose address was ever turned into
+//   an integer and to the int-to-pointer object (ConstraintSet.int_to_pointer).
+//   Pointer-sized integers stored to memory that trace back to ptrtoint are
+//   stored as pointers too;
+// * exceptions: __cxa_throw/resume feed one exception node that every
+//   landingpad reads; va_start points the va_list at the function's @f#va
+//   slot, which receives every variadic actual;
+// * external functions follow the models of constraints/llvm/externals.py
+//   (handed over as a file, Models); one without a model is counted, and the
+//   functions it is given may be called back with what it was given.
 //
-// Node names and the extractor's "line" of a node (its location) come from
-// the printer's conventions: printedName() is the AsmWriter's quoting, unnamed
-// values are numbered as its SlotTracker numbers them, and a parameter's
-// "line" is the extractor's -1, which it reads as metadata !0
-// (firstMetadataLoc()).
+// Nodes are numbered in the order the rules make them; names are LLVM's as it
+// prints them (printedName(): the AsmWriter's quoting; unnamed values,
+// globals and struct types numbered as its SlotTracker and TypePrinting number
+// them), with file:line from the debug info. An instruction the rules do not
+// know is counted in the statistics, never dropped silently; a module holding
+// something they cannot read makes extractConstraints() return false with the
+// reason (unsupported()).
+//
+// The rules were first written in Python over the IR text and this file was
+// kept equal to them node for node: a few choices only that made (which of two
+// readings of an instruction comes first, and so the order of its nodes;
+// tokens of the printed form, loadStoreToken()) are still followed, so that
+// node ids stay what they were.
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -167,7 +197,8 @@ struct Models {
 };
 
 // --------------------------------------------------------------- builder
-// builder.Builder: nodes and constraint columns in creation order.
+// Nodes and constraint columns in creation order. An object is consecutive ids: slot 0 then
+// fields 1..k-1, field j of size k - j, so that gep offsets stay relative.
 struct Builder {
   std::vector<int8_t> kind;
   std::vector<int32_t> size;
@@ -233,6 +264,8 @@ struct Builder {
     gep(t, y, o);
     return t;
   }
+  // A node pointing to every slot at or after every slot y points to (t = y; u = t + 1;
+  // t = u): the sound model of an unknown offset.
   int smear(int y, const std::string &name) {
     int t = node(name);
     int u = node(name + "+1");
@@ -265,8 +298,7 @@ std::string printedName(StringRef name) {
 }
 
 // ------------------------------------------------------------------ types
-// types.TypeTable over llvm::Type (literal types are uniqued structurally and
-// identified structs by name, as the extractor's parsed types are).
+// Field slots and byte layout of llvm::Type (memoized: types are uniqued by LLVM).
 struct Types {
   DenseMap<Type *, int> slotsMemo;
   std::unordered_map<Type *, std::vector<int>> prefixMemo;  // node-based: references stay valid
@@ -391,7 +423,7 @@ struct Types {
     }
   }
 
-  // types.TypeTable.size_align: the extractor's own x86-64 rules
+  // size and alignment by x86-64 rules of our own (not the module's data layout)
   std::pair<long, long> sizeAlign(Type *t) {
     auto it = layoutMemo.find(t);
     if (it != layoutMemo.end())
@@ -490,7 +522,7 @@ struct Types {
   }
 };
 
-// An index or constant operand as the extractor's value parser sees it:
+// An index or constant operand:
 // ``big`` for a constant past 64 bits (``k`` is then 0, ``c`` the constant).
 struct IntKey {
   bool isConst = false;
@@ -531,7 +563,6 @@ private:
   DenseMap<const Metadata *, int> mdLocMemo;
   DenseMap<std::pair<const Metadata *, unsigned>, int> lineMemo;  // DILocations differing only in column
   std::unordered_map<const Metadata *, std::string> mdFileMemo;  // node-based: references stay valid
-  int slot0Loc = 0;
   const DILocation *lastDL = nullptr;
   int lastDLId = 0;
 
@@ -572,13 +603,13 @@ private:
   DenseMap<Type *, uint8_t> tokenMemo;  // see loadStoreToken
   bool loadStoreToken(Type *t);
   bool gepToken(Type *t);
-  const Instruction *lastHandled = nullptr;  // the extractor's "current line" once the body is read
+  const Instruction *lastHandled = nullptr;  // where nodes made after the body are located
   struct IntSources {
     std::vector<int> nodes;
     bool arith = false, opaque = false;
   };
   DenseMap<const Value *, IntSources> intMemo;
-  std::vector<std::function<void()>> pending;  // integer tracing, after the body (_Function.pending_int)
+  std::vector<std::function<void()>> pending;  // integer tracing, once the body is read
   int i2pObj = -1, esc = -1;
 
   // ---- locations
@@ -595,9 +626,7 @@ private:
   int lineLocation(const DILocation *l);
   int curLoc() {
     if (cur == nullptr)
-      return slot0Loc;  // a parameter: the extractor's "line" -1 reads as metadata !0
-    if (isa<LandingPadInst>(cur))
-      return 0;  // its !dbg is printed after its clauses, on a line the extractor does not read
+      return fn->loc;  // a parameter: its function's line
     const DILocation *l = cur->getDebugLoc().get();
     if (l != lastDL) {  // consecutive instructions mostly share one
       lastDL = l;
@@ -605,7 +634,6 @@ private:
     }
     return lastDLId;
   }
-  int firstMetadataLoc();
 
   // ---- values
   std::string localName(const Value *v) {
@@ -734,7 +762,7 @@ private:
   void storeIntLater(const Value *p, const Value *v) {
     pending.push_back([this, p, v] { storeInts(p, v, fn->name + ":%" + localName(v) + ".any"); });
   }
-  void intExchange(const Value *p, const Value *v) {  // _Function._int_exchange
+  void intExchange(const Value *p, const Value *v) {  // an atomic exchange of a pointer-sized integer
     pending.push_back([this, p, v] {
       int dst = nodeOf(p);
       if (dst < 0 || !isLocal(v))
@@ -745,7 +773,7 @@ private:
     });
   }
   // I = *ptr; *ptr = val for an atomic exchange (cmpxchg's new value, atomicrmw's operand);
-  // nothing unless val's type can hold a pointer. _Function._swap
+  // nothing unless val's type can hold a pointer.
   void swap(const Instruction &I, const Value *ptr, const Value *val) {
     if (!T.hasPtr(val->getType()))
       return;
@@ -811,7 +839,7 @@ private:
 };
 
 // ------------------------------------------------------------ locations
-// extractor._md_file: the file of a DIFile, else of the node's file, else of its scope
+// The file of a DIFile, else of the node's file, else of its scope
 const std::string &Extractor::mdFile(const Metadata *md, int depth) {
   auto it = mdFileMemo.find(md);
   if (it != mdFileMemo.end())
@@ -863,7 +891,7 @@ int Extractor::lineLocation(const DILocation *l) {
   return hit;
 }
 
-// extractor.md_location: "file:line" of a location, variable, subprogram, ...
+// "file:line" of a location, variable, subprogram, ...
 int Extractor::mdLocation(const Metadata *md) {
   auto it = mdLocMemo.find(md);
   if (it != mdLocMemo.end())
@@ -893,22 +921,6 @@ int Extractor::mdLocation(const Metadata *md) {
     }
   }
   return mdLocMemo[md] = id;
-}
-
-// The node the printer numbers !0: the first attachment of the first global
-// variable that has one, else the first operand of the first named metadata.
-int Extractor::firstMetadataLoc() {
-  SmallVector<std::pair<unsigned, MDNode *>, 4> mds;
-  for (GlobalVariable &g : M.globals()) {
-    mds.clear();
-    g.getAllMetadata(mds);
-    if (!mds.empty())
-      return mdLocation(mds.front().second);
-  }
-  for (NamedMDNode &nmd : M.named_metadata())
-    if (nmd.getNumOperands() > 0)
-      return mdLocation(nmd.getOperand(0));
-  return 0;
 }
 
 // --------------------------------------------------------------- values
@@ -961,7 +973,7 @@ int Extractor::globalNode(const GlobalValue *g) {
   return node;
 }
 
-// _Function.node_of: -1 where the value holds no pointer
+// The node of a value: -1 where it holds no pointer
 int Extractor::nodeOf(const Value *v) {
   v = unwrapped(v);
   if (isLocal(v))
@@ -1033,7 +1045,7 @@ int Extractor::constNode(const Constant *c) {
   return node;
 }
 
-// extractor._build_const
+// The node of a constant (constNode() shares one between equal keys)
 int Extractor::buildConst(const Constant *c) {
   if (unwrapped(c) != c)
     return nodeOf(unwrapped(c));
@@ -1089,7 +1101,7 @@ int Extractor::buildConst(const Constant *c) {
   return -1;  // other casts and integer expressions hold no pointer in a pointer context
 }
 
-// ModuleExtractor._const_int_sources: where a constant integer's pointers come from
+// Where a constant integer's pointers come from
 Extractor::IntSources Extractor::constIntSources(const Value *v) {
   if (isa<ConstantInt>(v) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantFP>(v) ||
       isa<ConstantAggregateZero>(v) || isa<ConstantTokenNone>(v) || isa<BlockAddress>(v) ||
@@ -1121,7 +1133,7 @@ Extractor::IntSources Extractor::constIntSources(const Value *v) {
   return r;
 }
 
-// _Function.int_sources: trace a local integer back to the pointers it came from
+// Trace a local integer back to the pointers it came from
 Extractor::IntSources Extractor::intSources(const Value *v) {
   auto hit = intMemo.find(v);
   if (hit != intMemo.end())
@@ -1190,7 +1202,7 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
   return r;
 }
 
-// _Function._store_int / _int_exchange: a pointer-sized integer stored to ``ptr``,
+// A pointer-sized integer stored to ``ptr``,
 // stored as the pointers it traces back to
 void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name) {
   IntSources s = intSources(v);
@@ -1203,7 +1215,8 @@ void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &n
     B.store(dst, s.arith ? B.smear(n, name) : n);
 }
 
-// ModuleExtractor.gep_plan
+// (offset, smear) of getelementptr ty, base, idx: smear when the result may be any
+// slot at or after base + offset
 std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
   if (auto *it = dyn_cast<IntegerType>(ty)) {
     if (idx.size() <= 1) {
@@ -1232,7 +1245,7 @@ std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
   return {off, false};
 }
 
-// ModuleExtractor.window: most slots of any named struct or global type inside nbytes bytes
+// How many slots nbytes bytes may touch: the most of any named struct or global type
 int Extractor::window(long nbytes) {
   if (nbytes <= 0)
     return maxSlots;
@@ -1270,7 +1283,8 @@ int Extractor::window(long nbytes) {
   return windowMemo[nbytes] = (int)w;
 }
 
-// ModuleExtractor.static_obj (with _record_slots)
+// The library-owned object of a callee (getenv's string, getpwnam's struct): a C record
+// of externals.STATIC_RECORDS takes the program's own struct's slots
 int Extractor::staticObj(const std::string &key) {
   auto it = staticObjs.find(key);
   if (it != staticObjs.end())
@@ -1299,7 +1313,7 @@ int Extractor::staticObj(const std::string &key) {
   return staticObjs[key] = o;
 }
 
-// ModuleExtractor.indirect_call
+// A call through fp: store each actual into its slot, load the return slot
 void Extractor::indirectCall(int fp, const std::vector<int> &args, int result, int nfixed,
                              const std::string &name) {
   for (size_t k = 0; k < args.size(); ++k) {
@@ -1344,7 +1358,6 @@ void Extractor::declare() {
     if (!s->isOpaque())
       maxSlots = std::max(maxSlots, T.nSlots(s));
   }
-  slot0Loc = firstMetadataLoc();
   for (GlobalVariable &g : M.globals()) {
     std::string name = globalName(&g);
     MDNode *dbg = g.getMetadata(LLVMContext::MD_dbg);
@@ -1361,7 +1374,7 @@ void Extractor::declare() {
     FuncInfo fi{&f, globalName(&f), {}, f.isVarArg(), !f.isDeclaration()};
     for (Argument &a : f.args())
       fi.params.push_back(a.getType());
-    // a declaration prints its attachments before its name, where the extractor does not look
+    // a declaration's attachment is not its definition's place: no location
     MDNode *dbg = fi.defined ? f.getMetadata(LLVMContext::MD_dbg) : nullptr;
     fi.loc = dbg ? mdLocation(dbg) : 0;
     funcIndex[&f] = (int)funcList.size();
@@ -1378,50 +1391,23 @@ void Extractor::declare() {
   }
 }
 
-// What the extractor finds by scanning the whole text before pass 2: the
-// literal types its gep pattern matches (they bound heap objects), and
-// ptrtoint/inttoptr constants (not covered here).
+// The literal struct types geps index ({ ptr, ptr }) lay out memory too: they
+// bound heap objects' and copies' slots with the named ones.
 void Extractor::prescan() {
-  auto braces = [&](auto &self, Type *t) -> int {  // deepest brace nesting of the printed type
-    if (auto *s = dyn_cast<StructType>(t)) {
-      if (!s->isLiteral())
-        return 0;
-      int d = 0;
-      for (Type *f : s->elements())
-        d = std::max(d, self(self, f));
-      return d + 1;
-    }
-    if (Types::isSeq(t))
-      return self(self, Types::elem(t));
-    return 0;
-  };
+  DenseSet<Type *> seen;
   for (Function &f : M)
     for (BasicBlock &bb : f)
-      for (Instruction &I : bb) {
-        for (const Use &u : I.operands())
-          if (auto *c = dyn_cast<Constant>(u.get()))
-            if (!isa<GlobalValue>(c))
-              constKey(c);
-        auto *gep = dyn_cast<GetElementPtrInst>(&I);
-        if (gep == nullptr)
-          continue;
-        Type *st = gep->getSourceElementType();
-        bool literal = false;
-        if (auto *s = dyn_cast<StructType>(st))
-          literal = s->isLiteral() && braces(braces, st) <= 2;
-        else if (auto *a = dyn_cast<ArrayType>(st))
-          literal = !isa<ArrayType>(a->getElementType()) && braces(braces, a->getElementType()) == 0;
-        if (literal) {
-          globalTypes.push_back(st);
-          maxSlots = std::max(maxSlots, T.nSlots(st));
+      for (Instruction &I : bb)
+        if (auto *gep = dyn_cast<GetElementPtrInst>(&I)) {
+          auto *st = dyn_cast<StructType>(gep->getSourceElementType());
+          if (st != nullptr && st->isLiteral() && seen.insert(st).second) {
+            globalTypes.push_back(st);
+            maxSlots = std::max(maxSlots, T.nSlots(st));
+          }
         }
-      }
-  for (GlobalVariable &g : M.globals())
-    if (g.hasInitializer())
-      constKey(g.getInitializer());
 }
 
-// ModuleExtractor._init: initializer v of type ty placed at obj + slot
+// Initializer v of type ty placed at obj + slot
 void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
   if (!T.hasPtr(ty) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantAggregateZero>(v) ||
       isa<ConstantDataSequential>(v) || isa<ConstantTokenNone>(v) || isa<ConstantFP>(v) || isa<BlockAddress>(v))
@@ -1456,9 +1442,9 @@ void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
   }
 }
 
-// The extractor's first scan of the text: every global whose address a
-// ptrtoint constant turns into an integer escapes, in the order the text
-// names them first (initializers, then function bodies).
+// Every global whose address a ptrtoint constant turns into an integer
+// escapes, wherever that constant is, in the order the module names them first
+// (initializers, aliases, then function bodies).
 void Extractor::ptrtointGlobals() {
   std::vector<const GlobalValue *> order;
   DenseSet<const Value *> seen;
@@ -1466,7 +1452,7 @@ void Extractor::ptrtointGlobals() {
     if (isa<GlobalValue>(c) || !seen.insert(c).second)
       return;
     if (auto *ce = dyn_cast<ConstantExpr>(c))
-      if (ce->getOpcode() == Instruction::PtrToInt && plainPtr(ce->getOperand(0)))  // "ptrtoint (ptr @g"
+      if (ce->getOpcode() == Instruction::PtrToInt)
         if (auto *g = dyn_cast<GlobalValue>(ce->getOperand(0)))
           if (seen.insert(g).second)
             order.push_back(g);
@@ -1566,7 +1552,7 @@ void Extractor::runFunction(FuncInfo &fi) {
         if (!rec.isDbgDeclare() || rec.hasArgList())
           continue;
         Value *v = rec.getVariableLocationOp(0);
-        if (v == nullptr || !isLocal(v) || !v->getType()->isPointerTy() || v->getType()->getPointerAddressSpace())
+        if (v == nullptr || !isLocal(v))
           continue;
         auto it = allocaObj.find(v);
         if (it != allocaObj.end() && rec.getRawVariable() != nullptr)
@@ -1580,8 +1566,10 @@ void Extractor::runFunction(FuncInfo &fi) {
     later();
 }
 
-// Whether a type prints as one token the load/store patterns accept
-// (``[^ ,{<\[]+``), or as a gep pattern's type (``[^,{<]+``).
+// Whether a type prints as one word without ",{<[" (loadStoreToken) or without
+// ",{<" (gepToken): loads, stores and geps of such types (with plain operands)
+// make their nodes in the order the first, text-reading rules did (see the
+// header), so that node ids stay what they were.
 bool Extractor::loadStoreToken(Type *t) {
   auto [it, fresh] = tokenMemo.try_emplace(t, 0);
   if (fresh) {
@@ -1736,8 +1724,8 @@ void Extractor::instruction(const Instruction &I) {
   count(unknown, unknownIndex, op);  // listed in the statistics, never dropped silently
 }
 
-// _Function.i_load: its pattern (a one-word type, a plain address) creates the
-// result's node before the address's; the general parser after.
+// A load: with a one-word type and a plain address the result's node comes
+// before the address's, else after (loadStoreToken()).
 void Extractor::iLoad(const LoadInst &I) {
   Type *ty = I.getType();
   const Value *p = I.getPointerOperand();
@@ -1767,7 +1755,7 @@ void Extractor::iLoad(const LoadInst &I) {
     B.load(dst, B.offset(src, k, name + ".slot" + std::to_string(k)));
 }
 
-// _Function.i_store: the pattern reads the address first, the parser the value
+// A store: with one-word operands the address's node comes first, else the value's
 void Extractor::iStore(const StoreInst &I) {
   const Value *v = I.getValueOperand(), *p = I.getPointerOperand();
   Type *ty = v->getType();
@@ -1808,7 +1796,7 @@ void Extractor::iStore(const StoreInst &I) {
     B.store(B.offset(dst, k, fn->name + ".store.slot" + std::to_string(k)), val);
 }
 
-// _Function.i_gep
+// A getelementptr
 void Extractor::iGep(const GetElementPtrInst &I) {
   Type *st = I.getSourceElementType();
   const Value *baseV = I.getPointerOperand();
@@ -1858,62 +1846,25 @@ void Extractor::iGep(const GetElementPtrInst &I) {
   B.copy(local(&I), node);
 }
 
-// Whether the return type that ends a call's text can hold a pointer
-// (extractor._ends_with_ptr_type, on the printed type).
-static bool endsWithPtrType(const std::string &text, bool namedHasPtr) {
-  if (StringRef(text).ends_with("ptr"))
-    return true;
-  if (text.empty())
-    return false;
-  char last = text.back();
-  if (last == '}' || last == ']' || last == '>') {
-    char opener = last == '}' ? '{' : last == ']' ? '[' : '<';
-    int depth = 0;
-    long k = (long)text.size() - 1;
-    for (; k >= 0; --k) {
-      if (text[k] == last)
-        ++depth;
-      else if (text[k] == opener && --depth == 0)
-        break;
-    }
-    if (last == '}' && k > 0 && text[k - 1] == '<')
-      --k;
-    return text.find("ptr", std::max(k, 0L)) != std::string::npos;
-  }
-  if (last == ')')
-    return text.substr(text.size() > 30 ? text.size() - 30 : 0).find("ptr addrspace(") != std::string::npos;
-  std::string word = text.substr(text.rfind(' ') == std::string::npos ? 0 : text.rfind(' ') + 1);
-  if (!word.empty() && word[0] == '%')
-    return namedHasPtr;
-  return word.find("ptr") != std::string::npos;
-}
-
-// _Function.i_call
+// A call, invoke or callbr: direct, indirect, or of an external (external())
 void Extractor::iCall(const CallBase &I) {
   const Value *callee = unwrapped(I.getCalledOperand());
   if (isa<InlineAsm>(callee)) {
     ++inlineAsm;
     return;
   }
-  if (!isLocal(callee) && !isa<GlobalValue>(callee))
-    unsupported("callee kind");
   FunctionType *fty = I.getFunctionType();
-  int nfixed = -1;
-  if (fty->isVarArg()) {  // "RET (P, ...)": the extractor counts its commas
-    nfixed = (int)fty->getNumParams();
-    for (Type *p : fty->params())
-      nfixed += (int)std::count(T.text(p).begin(), T.text(p).end(), ',');
-  }
+  int nfixed = fty->isVarArg() ? (int)fty->getNumParams() : -1;
   Type *rty = I.getType();
-  bool retPtr = !rty->isVoidTy() && endsWithPtrType(T.text(rty), T.hasPtr(rty));
-  int result = retPtr ? local(&I) : -1;
+  int result = T.hasPtr(rty) ? local(&I) : -1;
   std::vector<int> args;
   for (const Use &a : I.args())
     args.push_back(T.hasPtr(a->getType()) ? nodeOf(a.get()) : -1);
   std::string res = rty->isVoidTy() ? std::string() : localName(&I);
-  if (isLocal(callee)) {
-    int fp = local(callee);
-    indirectCall(fp, args, result, nfixed, fn->name + ":%" + (res.empty() ? "call" : res) + ".icall");
+  if (isLocal(callee) || !isa<GlobalValue>(callee)) {  // through a pointer (or a constant expression)
+    int fp = nodeOf(callee);
+    if (fp >= 0)
+      indirectCall(fp, args, result, nfixed, fn->name + ":%" + (res.empty() ? "call" : res) + ".icall");
     return;
   }
   std::string name = globalName(cast<GlobalValue>(callee));
@@ -1939,7 +1890,7 @@ void Extractor::iCall(const CallBase &I) {
   external(name, args, I, result);
 }
 
-// _Function._external: alias assertions, then the callee's model
+// An external callee: alias assertions, then the callee's model
 void Extractor::external(const std::string &callee, const std::vector<int> &args, const CallBase &I, int result) {
   auto isCheck = [&](const std::string &s) {
     return std::find(models.aliasChecks.begin(), models.aliasChecks.end(), s) != models.aliasChecks.end();
@@ -2218,7 +2169,7 @@ int Extractor::siteNode(const Value *v) {
   return nodeOf(v);
 }
 
-// SiteRecorder._window: the extractor's window, widened by the literal struct types of allocas.
+// The window(), widened by the literal struct types of allocas.
 int Extractor::siteWindow(long nbytes) {
   auto hit = siteWindowMemo.find(nbytes);
   if (hit != siteWindowMemo.end())
@@ -2248,27 +2199,22 @@ int Extractor::siteWindow(long nbytes) {
   return siteWindowMemo[nbytes] = w;
 }
 
-// access_sites._token: the value of a typed operand as written ("ptr %p" gives "%p").
+// A pointer operand as written, without its type ("%p", "@g", "getelementptr (...)").
 std::string Extractor::operandToken(const Value *v) {
+  if (isLocal(v))
+    return "%" + localName(v);
+  if (auto *g = dyn_cast<GlobalValue>(v))
+    return "@" + globalName(g);
+  if (!slotTracker)
+    slotTracker = std::make_unique<ModuleSlotTracker>(&M, false);
   std::string value;
-  if (isLocal(v)) {
-    value = "%" + localName(v);
-  } else if (auto *g = dyn_cast<GlobalValue>(v)) {
-    value = "@" + globalName(g);
-  } else {
-    if (!slotTracker)
-      slotTracker = std::make_unique<ModuleSlotTracker>(&M, false);
-    raw_string_ostream os(value);
-    v->printAsOperand(os, /*PrintType=*/false, *slotTracker);
-    os.flush();
-  }
-  std::string text = T.text(v->getType()) + " " + value;
-  if (!text.empty() && text.back() == ')')
-    return text.substr(text.find(' ') + 1);
-  return text.substr(text.rfind(' ') + 1);
+  raw_string_ostream os(value);
+  v->printAsOperand(os, /*PrintType=*/false, *slotTracker);
+  os.flush();
+  return value;
 }
 
-// access_sites._value_text: a memory intrinsic's operand
+// A memory intrinsic's operand: a name, null, or <const>
 std::string Extractor::valueText(const Value *v) {
   v = unwrapped(v);
   if (isLocal(v))
@@ -2282,7 +2228,7 @@ std::string Extractor::valueText(const Value *v) {
   return "<const>";
 }
 
-// access_sites._callee_class of a direct callee
+// How a direct callee is known (access_sites.CALL_CLASSES)
 int Extractor::calleeClass(const Function *f) {
   if (!f->isDeclaration())
     return C_DEFINED;
@@ -2372,10 +2318,8 @@ void Extractor::sitesOf(FuncInfo &fi) {
           site(mem, block, index++, I, ops, args, width);
           continue;
         }
-        if (isLocal(callee)) {
-          auto it = locals.find(callee);
-          site(S_CALL, block, index++, I, "%" + localName(callee), args, 0, C_INDIRECT, "",
-               it == locals.end() ? -1 : it->second, result);
+        if (!isa<GlobalValue>(callee)) {  // through a pointer (or a constant expression)
+          site(S_CALL, block, index++, I, operandToken(callee), args, 0, C_INDIRECT, "", siteNode(callee), result);
         } else if (f != nullptr) {
           site(S_CALL, block, index++, I, "@" + globalName(f), args, 0, calleeClass(f), globalName(f), -1, result);
         } else {  // a global variable, alias or ifunc called as a function

@@ -36,6 +36,11 @@ std::string firstLine(StringRef text) {
   return text.substr(0, text.find('\n')).rtrim().str();
 }
 
+// What the bitcode reader said, and what it may mean.
+std::string unreadableBitcode(const std::string &message) {
+  return "cannot read LLVM bitcode (" + message + "); truncated, corrupt, or from an LLVM newer than 19";
+}
+
 // Keeps the first error the linker reports (warnings, e.g. of differing target
 // triples, are not errors: llvm-link prints them and goes on).
 struct FirstError : DiagnosticHandler {
@@ -59,6 +64,8 @@ std::unique_ptr<Module> readOne(const char *path, LLVMContext &ctx, std::string 
     err = std::string(path) + ": " + buffer.getError().message();
     return nullptr;
   }
+  bool bitcode = isBitcode(reinterpret_cast<const unsigned char *>((*buffer)->getBufferStart()),
+                           reinterpret_cast<const unsigned char *>((*buffer)->getBufferEnd()));
   SMDiagnostic diag;
   std::unique_ptr<Module> m = getLazyIRModule(std::move(*buffer), diag, ctx);
   if (!m) {
@@ -68,12 +75,12 @@ std::unique_ptr<Module> readOne(const char *path, LLVMContext &ctx, std::string 
       os << path << ":" << diag.getLineNo() << ": ";
     else
       os << path << ": ";
-    os << diag.getMessage();
+    os << (bitcode ? unreadableBitcode(firstLine(diag.getMessage())) : diag.getMessage().str());
     err = firstLine(os.str());
     return nullptr;
   }
   if (Error e = m->materializeMetadata()) {
-    err = std::string(path) + ": " + firstLine(toString(std::move(e)));
+    err = std::string(path) + ": " + unreadableBitcode(firstLine(toString(std::move(e))));
     return nullptr;
   }
   UpgradeDebugInfo(*m);
@@ -82,8 +89,9 @@ std::unique_ptr<Module> readOne(const char *path, LLVMContext &ctx, std::string 
 
 }  // namespace
 
-// Declared in read_bitcode.cpp, which calls it. ``single`` says the input was
-// one .bc file read as it is (else: linked, and verified).
+// Declared in read_bitcode.cpp, which calls it. ``single`` says the input is
+// one .bc file, read as it is (else: linked, and verified). Every message in
+// ``err`` but those of ``single`` starts with the file it is about.
 std::unique_ptr<Module> loadProgram(const std::vector<const char *> &files, LLVMContext &ctx, bool single,
                                     std::string &err) {
   if (single) {
@@ -94,7 +102,7 @@ std::unique_ptr<Module> loadProgram(const std::vector<const char *> &files, LLVM
     }
     Expected<std::unique_ptr<Module>> m = parseBitcodeFile((*buffer)->getMemBufferRef(), ctx);
     if (!m) {
-      err = firstLine(toString(m.takeError()));
+      err = unreadableBitcode(firstLine(toString(m.takeError())));
       return nullptr;
     }
     return std::move(*m);
@@ -116,7 +124,7 @@ std::unique_ptr<Module> loadProgram(const std::vector<const char *> &files, LLVM
   std::string broken;
   raw_string_ostream os(broken);
   if (verifyModule(*composite, &os)) {
-    err = "invalid LLVM module: " + firstLine(os.str());
+    err = std::string(files.back()) + ": invalid LLVM module: " + firstLine(os.str());
     return nullptr;
   }
   return composite;
