@@ -1,7 +1,8 @@
-"""Build step of the install: compile ``read_bitcode``, the LLVM front end's C++ helper.
+"""Build step of the install: compile the LLVM front end's C++ helpers.
 
 The package's metadata is in pyproject.toml. ``pip install .``, ``pip install -e .``
-and wheel builds compile ``constraints/llvm/reader/*.cpp`` against LLVM 19
+and wheel builds compile ``read_bitcode`` and ``cuda_link`` (``constraints/llvm/reader/*.cpp``)
+against LLVM 19
 (``constraints/llvm/build_reader.py``) when ``g++`` and ``llvm-19-dev`` are
 installed: into the build tree for wheels, beside the sources for editable
 installs. Without them the install still succeeds (one warning); the front end
@@ -28,18 +29,21 @@ def _build_reader_module():
 
 
 class BuildReader(build_ext):
-    """``build_ext`` that compiles read_bitcode (the package has no Python extension)."""
+    """``build_ext`` that compiles the helpers (the package has no Python extension)."""
 
     def run(self):
         br = _build_reader_module()
         in_place = self.inplace or getattr(self, "editable_mode", False)
         target = HERE / READER if in_place else Path(self.build_lib) / READER
-        print(f"building read_bitcode (LLVM 19 front end) into {target}", file=sys.stderr)
-        why = br.install(target, HERE / READER)
-        self._outputs = [] if why or in_place else [str(target / br.INSTALLED), str(target / br.STAMP)]
-        if why:
-            print(f"WARNING: read_bitcode not built: {why}; LLVM inputs (.bc, .ll, .c, ...) need it: "
-                  f"{br.INSTALL_HINT}, then install again", file=sys.stderr)
+        print(f"building the LLVM front end's helpers ({', '.join(br.HELPERS)}) into {target}", file=sys.stderr)
+        self._outputs = []
+        for name, why in br.install(target, HERE / READER).items():
+            if why is None:
+                if not in_place:
+                    self._outputs += [str(target / name), str(target / br.stamp_name(name))]
+            else:
+                print(f"WARNING: {name} not built: {why}; LLVM inputs (.bc, .ll, .c, .cu, ...) need it: "
+                      f"{br.INSTALL_HINT}, then install again", file=sys.stderr)
 
     def get_outputs(self):
         return list(getattr(self, "_outputs", []))

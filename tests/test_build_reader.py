@@ -41,34 +41,40 @@ def fake_tools(tmp_path, monkeypatch):
 def _sources(tmp_path) -> Path:
     reader_dir = tmp_path / "reader"
     reader_dir.mkdir()
-    for name in build_reader.SOURCES:
-        shutil.copy(build_reader.READER_DIR / name, reader_dir / name)
+    for name in build_reader.HELPERS:
+        for src in build_reader.sources_of(name):
+            shutil.copy(src, reader_dir / src.name)
     return reader_dir
 
 
-def test_install_builds_the_binary_and_its_stamp(fake_tools):
+def test_install_builds_every_helper_and_its_stamp(fake_tools):
     reader_dir = _sources(fake_tools)
-    assert build_reader.install(reader_dir, reader_dir) is None
-    exe = reader_dir / build_reader.INSTALLED
-    assert os.access(exe, os.X_OK)
-    assert (reader_dir / build_reader.STAMP).read_text().strip() == build_reader.source_digest(reader_dir)
-    assert build_reader.installed(reader_dir) == str(exe)
-    # a source edited after the install: the installed binary is stale
+    assert build_reader.install(reader_dir, reader_dir) == {name: None for name in build_reader.HELPERS}
+    assert set(build_reader.HELPERS) == {"read_bitcode", "cuda_link"}
+    for name in build_reader.HELPERS:
+        exe = reader_dir / name
+        assert os.access(exe, os.X_OK)
+        digest = build_reader.source_digest(build_reader.sources_of(name, reader_dir))
+        assert (reader_dir / build_reader.stamp_name(name)).read_text().strip() == digest
+        assert build_reader.installed(name, reader_dir) == str(exe)
+    # a source edited after the install: that helper's binary is stale, the other's is not
     with open(reader_dir / "extract.cpp", "a") as f:
         f.write("// edited\n")
-    assert build_reader.installed(reader_dir) is None
+    assert build_reader.installed("read_bitcode", reader_dir) is None
+    assert build_reader.installed("cuda_link", reader_dir) == str(reader_dir / "cuda_link")
 
 
 def test_install_without_a_compiler_says_what_to_install(fake_tools, monkeypatch):
     reader_dir = _sources(fake_tools)
     monkeypatch.setenv("ANDERSEN_CXX", "g++-that-is-not-installed")
-    assert build_reader.install(reader_dir, reader_dir) == "no C++ compiler (g++-that-is-not-installed)"
-    assert not (reader_dir / build_reader.INSTALLED).exists() and build_reader.installed(reader_dir) is None
+    why = build_reader.install(reader_dir, reader_dir)
+    assert why == {name: "no C++ compiler (g++-that-is-not-installed)" for name in build_reader.HELPERS}
+    assert not (reader_dir / "read_bitcode").exists() and build_reader.installed("read_bitcode", reader_dir) is None
     assert "llvm-19-dev" in build_reader.INSTALL_HINT and "g++" in build_reader.INSTALL_HINT
 
 
 def test_without_an_installed_binary_one_is_built_once_and_said_so(fake_tools, monkeypatch, capsys):
-    monkeypatch.setattr(build_reader, "installed", lambda reader_dir=None: None)
+    monkeypatch.setattr(build_reader, "installed", lambda name="read_bitcode", reader_dir=None: None)
     monkeypatch.setattr(inputs, "_reader_cache", {})
     exe, why = inputs.reader()
     assert why is None and exe.startswith(str(fake_tools / "cache"))
@@ -81,7 +87,7 @@ def test_without_an_installed_binary_one_is_built_once_and_said_so(fake_tools, m
 
 
 def test_the_installed_binary_comes_first(fake_tools, monkeypatch):
-    monkeypatch.setattr(build_reader, "installed", lambda reader_dir=None: "/installed/read_bitcode")
+    monkeypatch.setattr(build_reader, "installed", lambda name="read_bitcode", reader_dir=None: f"/installed/{name}")
     assert inputs.reader() == ("/installed/read_bitcode", None)
     assert not (fake_tools / "compiles").exists()
 
@@ -90,4 +96,4 @@ def test_ci_installs_the_compiler_before_the_package():
     ci = (ROOT / ".ci" / "run").read_text()
     assert ci.index("llvm-19-dev") < ci.index("pip install -e")
     assert ci.index("apt-get install") < ci.index("pip install -e")
-    assert "installed()" in ci  # and fails when the install did not build it
+    assert "installed(" in ci  # and fails when the install did not build the helpers

@@ -112,7 +112,7 @@ def test_truncated_bitcode_is_bad_input(reader, tmp_path):
 def test_without_the_helper_llvm_inputs_are_bad_input_naming_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setenv("ANDERSEN_CXX", "g++-that-is-not-installed")
     monkeypatch.setenv("ANDERSEN_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(inputs.build_reader, "installed", lambda: None)  # as if the install had not built it
+    monkeypatch.setattr(inputs.build_reader, "installed", lambda *args: None)  # as if the install had not built it
     bc = compile_source(LLVM_DIR / "call_indirect.c", tmp_path)
     assert inputs.reader() == (None, "no C++ compiler (g++-that-is-not-installed)")
     with pytest.raises(InputError) as err:

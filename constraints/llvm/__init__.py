@@ -16,6 +16,9 @@ argument of function ``f``), ``*f:%x`` (the object of an ``alloca`` or an
 allocation call), ``@f`` (a function, whose slots are ``@f#ret``,
 ``@f#argK`` and ``@f#va``); ``locations`` holds ``file:line`` where the
 bitcode has debug information.
+
+A CUDA program (a ``.cu`` source, or its host and device modules) is compiled and
+linked into one module by :mod:`.cuda`, host allocations reaching kernel parameters.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
 
     Parameters
     ----------
-    paths : ``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp`` files (linked together)
+    paths : ``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp`` files (linked together), or a CUDA
+        program (``.cu``, or its host and device modules: :mod:`.cuda`)
     clang_flags : extra flags for compiling sources (``-I``, ``-D``)
     progress : optional tqdm-like factory ``progress(total=n)`` for a progress bar
         over the instructions of the program's defined functions

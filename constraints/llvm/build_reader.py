@@ -1,11 +1,13 @@
-"""Building ``read_bitcode``, the LLVM front end's helper (``reader/*.cpp`` against LLVM 19).
+"""Building the LLVM front end's C++ helpers (``reader/*.cpp`` against LLVM 19).
 
-The install builds it (``setup.py``: ``pip install .`` or ``-e .``, and wheel builds)
-into ``reader/read_bitcode`` beside its sources, with ``reader/read_bitcode.stamp``
-holding the digest of the sources it was built from. Where that binary is missing
-or older than the sources (a checkout run in place without installing, a source
-edited after an editable install), :func:`constraints.llvm.inputs.reader` builds
-one on first use into the cache directory instead, saying so on stderr.
+Two helpers: ``read_bitcode`` (reads, links and extracts a program) and
+``cuda_link`` (links a CUDA program's host and device modules, :mod:`.cuda`).
+The install builds them (``setup.py``: ``pip install .`` or ``-e .``, and wheel
+builds) into ``reader/NAME`` beside their sources, with ``reader/NAME.stamp``
+holding the digest of the sources each was built from. Where a binary is missing
+or older than its sources (a checkout run in place without installing, a source
+edited after an editable install), :func:`constraints.llvm.inputs.llvm_helper`
+builds one on first use into the cache directory instead, saying so on stderr.
 
 The standard library only: ``setup.py`` loads this file by its path, before any
 dependency of the package is installed.
@@ -21,11 +23,10 @@ import tempfile
 from pathlib import Path
 
 READER_DIR = Path(__file__).resolve().parent / "reader"
-SOURCES = ("read_bitcode.cpp", "extract.cpp", "load.cpp")  # compiled together
-INSTALLED = "read_bitcode"        # the installed binary's name in READER_DIR
-STAMP = "read_bitcode.stamp"      # beside it: the digest of the sources it was built from
+#: Each helper and its sources (compiled together), in READER_DIR.
+HELPERS = {"read_bitcode": ("read_bitcode.cpp", "extract.cpp", "load.cpp"), "cuda_link": ("cuda_link.cpp",)}
 INSTALL_HINT = "install g++ and LLVM 19's headers (Debian: apt-get install g++ llvm-19-dev)"
-_COMPILE_FAILED = " failed on read_bitcode.cpp: "
+_COMPILE_FAILED = " failed on "
 
 
 def cxx_name() -> str:
@@ -36,13 +37,22 @@ def llvm_config_name() -> str:
     return os.environ.get("ANDERSEN_LLVM_CONFIG", "llvm-config-19")
 
 
-def source_digest(reader_dir: Path = READER_DIR) -> str:
-    """Digest of the helper's sources (raises OSError when one is missing)."""
+def stamp_name(name: str) -> str:
+    """The stamp beside an installed helper: the digest of the sources it was built from."""
+    return f"{name}.stamp"
+
+
+def source_digest(sources) -> str:
+    """Digest of a helper's source files (raises OSError when one is missing)."""
     h = hashlib.sha256()
-    for name in SOURCES:
-        h.update((reader_dir / name).read_bytes())
+    for path in sources:
+        h.update(Path(path).read_bytes())
         h.update(b"\0")
     return h.hexdigest()[:16]
+
+
+def sources_of(name: str, reader_dir: Path = READER_DIR) -> tuple[Path, ...]:
+    return tuple(reader_dir / s for s in HELPERS[name])
 
 
 def is_compile_error(why: str) -> bool:
@@ -66,13 +76,14 @@ def missing_tools() -> tuple[str | None, str | None, str | None]:
     return cxx, config, None
 
 
-def build(out: Path, reader_dir: Path = READER_DIR, cxx: str | None = None, config: str | None = None) -> str | None:
-    """Compile the helper from the sources in ``reader_dir`` to ``out``.
+def build(out: Path, sources, cxx: str | None = None, config: str | None = None) -> str | None:
+    """Compile the helper of ``sources`` to ``out``.
 
     The binary goes to a temporary name first, then is renamed (concurrent builds are
     safe). Returns None on success, else why not, in one line (a missing tool, or the
     compiler's first error).
     """
+    sources = [Path(s) for s in sources]
     if cxx is None or config is None:
         cxx, config, why = missing_tools()
         if why:
@@ -92,11 +103,11 @@ def build(out: Path, reader_dir: Path = READER_DIR, cxx: str | None = None, conf
     try:
         # -fexceptions after llvm-config's -fno-exceptions: extract.cpp gives up on
         # a module by throwing (never through LLVM's frames)
-        cmd = [cxx, "-O2", *flags["--cxxflags"], "-fexceptions", *(str(reader_dir / s) for s in SOURCES),
-               "-o", tmp, *flags["--ldflags"], *flags["--libs"]]
+        cmd = [cxx, "-O2", *flags["--cxxflags"], "-fexceptions", *map(str, sources), "-o", tmp,
+               *flags["--ldflags"], *flags["--libs"]]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
-            return f"{Path(cxx).name}{_COMPILE_FAILED}{first_line(res.stderr)}"
+            return f"{Path(cxx).name}{_COMPILE_FAILED}{sources[0].name}: {first_line(res.stderr)}"
         os.chmod(tmp, 0o755)
         os.replace(tmp, out)
     finally:
@@ -105,26 +116,30 @@ def build(out: Path, reader_dir: Path = READER_DIR, cxx: str | None = None, conf
     return None
 
 
-def install(target_dir: Path, reader_dir: Path = READER_DIR) -> str | None:
-    """Build the installed helper into ``target_dir`` (``read_bitcode`` and its stamp).
+def install(target_dir: Path, reader_dir: Path = READER_DIR) -> dict[str, str | None]:
+    """Build every helper into ``target_dir`` (``NAME`` and ``NAME.stamp``).
 
-    Returns None on success, else why not (the install goes on without it).
+    Returns ``{name: None on success, else why not}`` (the install goes on without it).
     """
-    try:
-        digest = source_digest(reader_dir)
-    except OSError as exc:
-        return f"{exc.filename} is missing"
-    why = build(target_dir / INSTALLED, reader_dir)
-    if why is None:
-        (target_dir / STAMP).write_text(digest + "\n")
-    return why
+    out = {}
+    for name in HELPERS:
+        sources = sources_of(name, reader_dir)
+        try:
+            digest = source_digest(sources)
+        except OSError as exc:
+            out[name] = f"{exc.filename} is missing"
+            continue
+        out[name] = build(target_dir / name, sources)
+        if out[name] is None:
+            (target_dir / stamp_name(name)).write_text(digest + "\n")
+    return out
 
 
-def installed(reader_dir: Path = READER_DIR) -> str | None:
-    """The installed helper beside the sources, when it was built from them (else None)."""
-    exe, stamp = reader_dir / INSTALLED, reader_dir / STAMP
+def installed(name: str = "read_bitcode", reader_dir: Path = READER_DIR) -> str | None:
+    """The installed helper ``name`` beside its sources, when it was built from them (else None)."""
+    exe, stamp = reader_dir / name, reader_dir / stamp_name(name)
     try:
-        if os.access(exe, os.X_OK) and stamp.read_text().strip() == source_digest(reader_dir):
+        if os.access(exe, os.X_OK) and stamp.read_text().strip() == source_digest(sources_of(name, reader_dir)):
             return str(exe)
     except OSError:
         pass

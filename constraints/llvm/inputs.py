@@ -2,7 +2,8 @@
 
 C and C++ sources are first compiled with clang-19 the way pointer-analysis
 tools expect (``-O0 -g -fno-discard-value-names -Xclang -disable-O0-optnone``,
-then ``mem2reg``). ``read_bitcode`` (``reader/``, linked against LLVM 19, see
+then ``mem2reg``); a CUDA program (a ``.cu`` source, or host and device modules)
+is compiled and linked into one module by :mod:`.cuda`. ``read_bitcode`` (``reader/``, linked against LLVM 19, see
 :func:`reader`) then reads the program (one ``.bc`` as it is; ``.ll`` files and
 several inputs linked as ``llvm-link-19`` links them, ``reader/load.cpp``) and
 extracts its constraints (``reader/extract.cpp``), with the access sites when
@@ -27,9 +28,12 @@ C_SUFFIXES = {".c": "c", ".i": "c"}
 CXX_SUFFIXES = {".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".C": "c++", ".c++": "c++", ".ii": "c++"}
 IR_SUFFIXES = (".bc", ".ll")
 SOURCE_SUFFIXES = tuple(C_SUFFIXES) + tuple(CXX_SUFFIXES)
+CUDA_SUFFIXES = (".cu",)  # constraints/llvm/cuda.py
 CLANG = os.environ.get("ANDERSEN_CLANG", "clang-19")
 OPT = os.environ.get("ANDERSEN_OPT", "opt-19")
-READER_SOURCE = build_reader.READER_DIR / "read_bitcode.cpp"
+LLVM_DIS = os.environ.get("ANDERSEN_LLVM_DIS", "llvm-dis-19")  # the device text annotate edits (cuda.py)
+READER_DIR = build_reader.READER_DIR
+READER_SOURCE = READER_DIR / "read_bitcode.cpp"
 BITCODE_MAGIC = (b"BC\xc0\xde", b"\xde\xc0\x17\x0b")
 CLANG_FLAGS = ("-O0", "-g", "-fno-discard-value-names", "-Xclang", "-disable-O0-optnone", "-emit-llvm", "-c")
 _first_error = build_reader.first_line
@@ -68,15 +72,24 @@ def compile_source(path: str | os.PathLike, out_dir: str | os.PathLike, extra_fl
     lang = C_SUFFIXES.get(src.suffix) or CXX_SUFFIXES.get(src.suffix)
     if lang is None:
         raise InputError(f"not a C/C++ source (suffix {src.suffix!r})", str(src))
-    clang, opt = _tool(CLANG), _tool(OPT)
-    out_dir = Path(out_dir)
-    raw = out_dir / f"{src.stem}.O0.bc"
-    out = out_dir / f"{src.stem}.bc"
     std = ["-std=c++17"] if lang == "c++" else []
-    cmd = [clang, "-x", lang, *std, *CLANG_FLAGS, *extra_flags, str(src), "-o", str(raw)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    return clang_then_mem2reg(["-x", lang, *std, *CLANG_FLAGS, *extra_flags], src, Path(out_dir) / f"{src.stem}.bc")
+
+
+def clang_then_mem2reg(flags: list[str], src: Path, out: Path, what: str = "") -> Path:
+    """``clang-19 FLAGS SRC`` into a temporary ``.O0.bc`` beside ``out``, then ``opt-19
+    -passes=mem2reg`` into ``out``; ``what`` names the compile in errors (" (host side)").
+
+    Raises
+    ------
+    InputError
+        clang-19 or opt-19 missing, or either fails (its first error line).
+    """
+    clang, opt = _tool(CLANG), _tool(OPT)
+    raw = out.with_suffix(".O0.bc")
+    res = subprocess.run([clang, *flags, str(src), "-o", str(raw)], capture_output=True, text=True)
     if res.returncode != 0:
-        raise InputError(f"{CLANG} failed: {_first_error(res.stderr)}", str(src))
+        raise InputError(f"{CLANG}{what} failed: {_first_error(res.stderr)}", str(src))
     res = subprocess.run([opt, "-passes=mem2reg", str(raw), "-o", str(out)], capture_output=True, text=True)
     if res.returncode != 0:
         raise InputError(f"{OPT} -passes=mem2reg failed: {_first_error(res.stderr)}", str(src))
@@ -89,7 +102,8 @@ def read_module(paths, extra_flags=(), progress=None, sites: bool = False):
 
     Parameters
     ----------
-    paths : list of ``.bc``, ``.ll``, or C/C++ source files (at least one)
+    paths : list of ``.bc``, ``.ll``, or C/C++ source files (at least one), or a CUDA
+        program (``.cu``, or its host and device modules: :mod:`.cuda`)
     extra_flags : clang flags for sources
     progress : optional tqdm-like factory ``progress(total=n)``: a bar over the
         instructions of the program's defined functions while the helper extracts
@@ -117,10 +131,15 @@ def read_module(paths, extra_flags=(), progress=None, sites: bool = False):
     for p in paths:
         if not p.exists():
             raise InputError("no such file", str(p))
-        if p.suffix not in IR_SUFFIXES and p.suffix not in SOURCE_SUFFIXES:
-            raise InputError(f"unknown input kind {p.suffix!r}; expected .bc, .ll, .c, .cc or .cpp", str(p))
+        if p.suffix not in IR_SUFFIXES and p.suffix not in SOURCE_SUFFIXES and p.suffix not in CUDA_SUFFIXES:
+            raise InputError(f"unknown input kind {p.suffix!r}; expected .bc, .ll, .c, .cc, .cpp or .cu", str(p))
     names = [str(p) for p in paths]
     with tempfile.TemporaryDirectory(prefix="andersen-cc-") as tmp:
+        from . import cuda
+
+        program = cuda.prepare(paths, tmp, extra_flags)  # host and device as one module
+        if program is not None:
+            paths = [program.combined]
         ir = []
         for k, p in enumerate(paths):
             if p.suffix in SOURCE_SUFFIXES:
@@ -167,7 +186,7 @@ def _check_magic(path: Path) -> None:
 
 
 # ------------------------------------------------------------ read_bitcode
-_reader_cache: dict = {}   # (source digest, tools, cache dir) -> (path or None, why not)
+_reader_cache: dict = {}   # (helper, source digest, tools, cache dir) -> (path or None, why not)
 
 
 def cache_dir() -> Path:
@@ -181,15 +200,21 @@ def cache_dir() -> Path:
 
 
 def reader() -> tuple[str | None, str | None]:
-    """The ``read_bitcode`` helper: the installed one, else one built on first use.
+    """The ``read_bitcode`` helper (:func:`llvm_helper`)."""
+    return llvm_helper("read_bitcode", build_reader.sources_of("read_bitcode"))
 
-    The install builds it beside its sources (:mod:`.build_reader`, ``setup.py``); that
-    binary is used while its stamp names the current sources. Otherwise (run from a
-    checkout without installing, or sources edited since) it is built into
-    :func:`cache_dir`, with one line on stderr saying so; the executable's name there
-    carries a hash of the sources and of the compiler and ``llvm-config`` used, so an
-    edited source or another LLVM builds a new one. A failed compile is remembered next
-    to it (``.failed``) and not retried until the sources, the compiler or LLVM change.
+
+def llvm_helper(name: str, files) -> tuple[str | None, str | None]:
+    """A C++ helper linked against LLVM 19: the installed one, else one built on first use.
+
+    The install builds ``read_bitcode`` and ``cuda_link`` beside their sources
+    (:mod:`.build_reader`, ``setup.py``); such a binary is used while its stamp names
+    the current sources. Otherwise (run from a checkout without installing, or sources
+    edited since) it is built from ``files`` into :func:`cache_dir`, with one line on
+    stderr saying so; the executable's name there (``NAME-HASH``) carries a hash of the
+    sources and of the compiler and ``llvm-config`` used, so an edited source or another
+    LLVM builds a new one. A failed compile is remembered next to it (``.failed``) and
+    not retried until the sources, the compiler or LLVM change.
 
     Returns
     -------
@@ -197,37 +222,39 @@ def reader() -> tuple[str | None, str | None]:
     ``llvm-config-19``/LLVM 19 headers: Debian package ``llvm-19-dev``, or a
     compile error, whose first line is given).
     """
-    exe = build_reader.installed()
+    exe = build_reader.installed(name) if name in build_reader.HELPERS else None
     if exe is not None:
         return exe, None
+    files = tuple(Path(f) for f in files)
     try:
-        digest = build_reader.source_digest()
+        digest = build_reader.source_digest(files)
     except OSError as exc:
-        return None, f"{Path(exc.filename or READER_SOURCE).name} is not installed"
-    key = (digest, shutil.which(build_reader.cxx_name()), shutil.which(build_reader.llvm_config_name()), cache_dir())
+        return None, f"{Path(exc.filename or files[0]).name} is not installed"
+    key = (name, digest, shutil.which(build_reader.cxx_name()), shutil.which(build_reader.llvm_config_name()),
+           cache_dir())
     hit = _reader_cache.get(key)
     if hit is None:
-        hit = _reader_cache[key] = _build_reader(digest)
+        hit = _reader_cache[key] = _build_helper(name, files, digest)
     return hit
 
 
 is_compile_error = build_reader.is_compile_error
 
 
-def _build_reader(digest: str) -> tuple[str | None, str | None]:
+def _build_helper(name: str, files: tuple, digest: str) -> tuple[str | None, str | None]:
     cxx, config, why = build_reader.missing_tools()
     if why is not None:
         return None, why
     key = hashlib.sha256(f"{digest}\0{cxx}\0{os.path.realpath(config)}".encode()).hexdigest()[:16]
-    out = cache_dir() / f"read_bitcode-{key}"
+    out = cache_dir() / f"{name}-{key}"
     if os.access(out, os.X_OK):
         return str(out), None
     failed = out.with_name(out.name + ".failed")
     if failed.is_file():
         return None, failed.read_text().strip() or "an earlier build failed"
-    print(f"andersen-gpu: building read_bitcode, the LLVM front end's helper, into {out.parent} "
+    print(f"andersen-gpu: building {name}, a helper of the LLVM front end, into {out.parent} "
           f"(once for these sources, about half a minute)", file=sys.stderr, flush=True)
-    why = build_reader.build(out, cxx=cxx, config=config)
+    why = build_reader.build(out, files, cxx=cxx, config=config)
     if why is not None:
         if build_reader.is_compile_error(why):
             failed.write_text(why + "\n")

@@ -1,0 +1,221 @@
+"""One round of the solver on the device: emit, group the stores, union, commit
+(kernels_cu/emit.cu, runs.cu, commit.cu), and the buffers the rounds share.
+
+A round reads the state (per representative: P, ΔP = D, Pold, as set ids) and the changed
+list of the last round, and ends with the next state, the next changed list and the counts
+the host sizes the next round's buffers from. Its pair buffers:
+
+* C, the contribution pairs (t << 32 | sid): what emit pushes (its size is known before the
+  round: the out-degrees of the changed nodes, and the load out-degrees of every node with a
+  set, counted at commit; the unused tail is padding that sorts last), then what the stores
+  expand to; sorted, then one union and one update per target.
+* G, the store grouping pairs (T << 32 | sid), also sized at commit; sorted, one union per
+  distinct pointer set T, then the elements of T are grouped by content (GE: slot << 32 | sid)
+  so that an element held by many sets T is expanded once.
+
+The round synchronises twice: after the stores are grouped (the host reads how many grouping
+pairs and expanded pairs there are, to size the sort and C), and at its end. A kernel that
+runs out of room raises ``ctl[CTL_OVF]``; the kernels after it do nothing and the commit is
+skipped, so the state is untouched and the host runs the round again once it made room
+(:meth:`Round.make_room`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cupy
+import numpy as np
+
+from .device import (BLOCK, CTL_C_FILL, CTL_EXPAND_BOUND, CTL_G_FILL, CTL_GE_FILL, CTL_LOAD_LIVE, CTL_NCHG,
+                     CTL_NEXT_C, CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_TABLE_FULL, CTL_TOP, blocks_for,
+                     fill_bytes, module, persistent_grid)
+from .graph import DeviceGraph
+from .pool import ElementPool
+from . import sets
+from .sets import ElemMemo, SetStore, pow2_at_least
+from .sort import sort_keys
+
+#: Buffers grow to this many times what was asked for (the next rounds tend to ask for more).
+GROWTH = 1.25
+
+
+@dataclass
+class Counts:
+    """What the host reads of the control block after a round (or the initial sets)."""
+
+    nchg: int          # nodes whose set changed (the next round's changed list)
+    next_c: int        # contribution pairs the changed nodes push next round (bound)
+    next_g: int        # store grouping pairs next round (bound)
+    load_live: int     # load out-degree of the nodes with a set (bound of the Ldelta pairs)
+    top: int           # pool elements in use
+    nsets: int         # set ids in use
+
+    @classmethod
+    def read(cls, c: np.ndarray) -> "Counts":
+        return cls(int(c[CTL_NCHG]), int(c[CTL_NEXT_C]), int(c[CTL_NEXT_G]), int(c[CTL_LOAD_LIVE]),
+                   int(c[CTL_TOP]), int(c[CTL_NSETS]))
+
+    @property
+    def bound_c(self) -> int:
+        """Contribution pairs emit may push next round."""
+        return self.next_c + self.load_live
+
+
+def _room(buf: cupy.ndarray, need: int) -> cupy.ndarray:
+    """``buf`` if it holds ``need`` uint64, else a new, larger buffer."""
+    return buf if need <= buf.size else cupy.empty(int(need * GROWTH) + 1024, cupy.uint64)
+
+
+def _warp_groups(npairs: int) -> tuple[int]:
+    """Blocks for one warp per 32 consecutive pairs."""
+    return blocks_for(((npairs + 31) // 32) * 32)
+
+
+class Round:
+    """The state of a solve and the buffers its rounds reuse.
+
+    Attributes
+    ----------
+    P, D, Pold : uint32[n]   set ids per node (meaningful at representatives; 0 elsewhere)
+    Pn, Dn : uint32[n]       a round's new sets (valid for the nodes of its changed list)
+    chg, chg_next : uint32[n]  the last round's changed list and this round's
+    ch : uint32[...]         bit z: ΔP(rep z) ≠ ∅, as 960-bit elements' words; cb a bit per base
+    """
+
+    def __init__(self, g: DeviceGraph, pool: ElementPool, store: SetStore, timer, table_slots: int):
+        n = max(g.n, 1)
+        self.g, self.pool, self.store, self.timer = g, pool, store, timer
+        self.P, self.D, self.Pold, self.Pn, self.Dn = (cupy.zeros(n, cupy.uint32) for _ in range(5))
+        self.chg = cupy.empty(n, cupy.uint32)
+        self.chg_next = cupy.empty(n, cupy.uint32)
+        self.n_ch_words = ((n + 959) // 960 + 1) * 30
+        self.ch = cupy.zeros(self.n_ch_words, cupy.uint32)
+        self.cb = cupy.zeros((self.n_ch_words // 30 + 31) // 32, cupy.uint32)
+        self.C, self.G, self.GE = (cupy.empty(1024, cupy.uint64) for _ in range(3))
+        self.table = ElemMemo.make(pow2_at_least(table_slots, sets.MIN_CACHE_SLOTS))
+        self.grid = persistent_grid()
+        # pairs beyond the counted bounds (none, unless a bound is wrong: then the round is run
+        # again with this much more room instead of losing pairs)
+        self.c_slack = self.g_slack = 0
+        self.bound_c = self.bound_g = self.c_cap = 0
+
+    def roots(self) -> list[cupy.ndarray]:
+        """The sid arrays a compaction must keep (and rewrites)."""
+        return [self.P, self.D, self.Pold]
+
+    def launch_first(self, counts: Counts) -> None:
+        """Queue the first part of a round after ``counts`` (the last one's): emit, and the
+        grouping of the stores; the host then reads the control block and calls
+        :meth:`launch_second`."""
+        g, pool, store, t = self.g, self.pool, self.store, self.timer
+        bound_c, bound_g = counts.bound_c + self.c_slack, counts.next_g + self.g_slack
+        self.bound_c, self.bound_g, self.c_cap = bound_c, bound_g, bound_c
+        self.C = _room(self.C, bound_c)
+        self.G = _room(self.G, bound_g)
+        self.GE = _room(self.GE, bound_g)
+        pool.clear_round()
+        store.image.clear()
+        store.elements.clear()
+        C, G = self.C, self.G
+        fill_bytes(C[:bound_c], 0xFF)
+        fill_bytes(G[:bound_g], 0xFF)
+        nloads = int(g.load_ptrs.size) if counts.load_live else 0
+        if counts.nchg or nloads:
+            # C, G: the pushes of the changed nodes, Ldelta of every load pointer with an old set
+            t.run("emit", module("emit.cu")("emit"), self.grid, (BLOCK,), (
+                self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads), g.desc, self.P, self.D,
+                self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc,
+                store.elements.desc, C, np.uint64(bound_c), G, np.uint64(bound_g), *pool.args()))
+        if bound_g:
+            self.table.clear()
+            t.run("sort", sort_keys, G[:bound_g])
+            # GE: (element slot, W) for every element of every store pointer set T
+            t.run("stores", module("runs.cu")("store_runs"), _warp_groups(bound_g), (BLOCK,), (
+                G, np.uint64(bound_g), store.desc, self.table.desc, np.uint32(g.i2p), self.GE,
+                np.uint64(self.GE.size), *pool.args()))
+
+    def launch_second(self, counts: Counts, c: np.ndarray) -> None:
+        """Queue the rest of the round (``c``: the control block after :meth:`launch_first`):
+        the stores' expansions into C, the sort of C, the unions and updates, the commit."""
+        g, pool, store, t = self.g, self.pool, self.store, self.timer
+        f_runs = module("runs.cu")
+        bound_c = self.bound_c
+        n_ge, expand = int(c[CTL_GE_FILL]), int(c[CTL_EXPAND_BOUND])
+        total = self.c_cap = bound_c + expand
+        if total > self.C.size:
+            bigger = cupy.empty(int(total * GROWTH) + 1024, cupy.uint64)
+            bigger[:bound_c] = self.C[:bound_c]
+            self.C = bigger
+        C = self.C
+        fill_bytes(C[bound_c:total], 0xFF)
+        if n_ge:
+            GE = self.GE[:n_ge]
+            t.run("sort", sort_keys, GE)
+            # C: the stores' pairs, one expansion per distinct element
+            t.run("stores", f_runs("expand_elems"), _warp_groups(n_ge), (BLOCK,), (
+                GE, np.uint64(n_ge), store.desc, self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total),
+                *pool.args()))
+        if total:
+            t.run("sort", sort_keys, C[:total])
+            # Pn, Dn, chg_next: the targets whose set grew
+            t.run("union", f_runs("union_update"), _warp_groups(total), (BLOCK,), (
+                C, np.uint64(total), self.P, store.desc, store.update.desc, self.Pn, self.Dn,
+                self.chg_next, *pool.args()))
+        self.commit(counts.nchg)
+
+    def commit(self, nprev: int) -> None:
+        """Queue the commit of the sets in Pn, Dn for the nodes of ``chg_next`` (and the reset
+        of the deltas of ``chg``'s first ``nprev``), and the changed-pointee bitmaps."""
+        g, t = self.g, self.timer
+        f = module("commit.cu")
+        if nprev:
+            # Pold, D of the nodes changed last round
+            t.run("commit", f("commit_prev"), blocks_for(nprev), (BLOCK,), (
+                self.chg, np.uint64(nprev), self.P, self.D, self.Pold, self.pool.ctl))
+        # P, D, Pold of the nodes changed now; the next round's counts
+        t.run("commit", f("commit_new"), self.grid, (BLOCK,), (
+            self.chg_next, self.P, self.D, self.Pold, self.Pn, self.Dn, g.c_ptr, g.g_ptr, g.l_ptr,
+            g.s_ptr, g.v_ptr, self.pool.ctl))
+        # ch, cb: the pointees whose set changed, and their element bases
+        fill_bytes(self.cb, 0)
+        t.run("commit", f("mark_changed"), blocks_for(self.n_ch_words * 32), (BLOCK,), (
+            np.uint32(g.n), np.uint64(self.n_ch_words), g.rep, self.D, self.ch, self.cb))
+
+    def advance(self) -> None:
+        """After a successful round: this round's changed list becomes the last's."""
+        self.chg, self.chg_next = self.chg_next, self.chg
+
+    def make_room(self, c: np.ndarray, counts: Counts, top_before: int, min_cap: int) -> str:
+        """After a round that raised CTL_OVF (control block ``c``): grow what ran out, so that the
+        round can run again. Returns what was done (for the statistics)."""
+        done = []
+        if int(c[CTL_C_FILL]) > self.c_cap:
+            self.c_slack += int(c[CTL_C_FILL]) - self.c_cap + 1024
+            done.append("C")
+        if int(c[CTL_G_FILL]) > self.bound_g:
+            self.g_slack += int(c[CTL_G_FILL]) - self.bound_g + 1024
+            done.append("G")
+        if int(c[CTL_GE_FILL]) > self.GE.size:
+            self.GE = cupy.empty(int(int(c[CTL_GE_FILL]) * GROWTH) + 1024, cupy.uint64)
+            done.append("GE")
+        if int(c[CTL_TABLE_FULL]):
+            self.table = ElemMemo.make(2 * self.table.slots)
+            done.append("table")
+        nsets = int(c[CTL_NSETS])
+        if nsets >= self.store.cap:
+            self.store.grow(nsets)
+            done.append("sets")
+        top = int(c[CTL_TOP])
+        if top > self.pool.cap:
+            self.store.compact(self.roots(), [], min(nsets, self.store.cap), min_cap,
+                               want_free=2 * (top - top_before) + self.pool.cap // 4)
+            done.append("pool")
+        if not done:
+            # nothing full that we can see: the intern table (twice the set table) must be
+            self.store.grow(nsets)
+            done.append("sets")
+        self.store.clear_caches()
+        self.pool.ctl[CTL_OVF] = 0
+        self.pool.ctl[CTL_TABLE_FULL] = 0
+        return "+".join(done)
