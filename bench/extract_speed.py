@@ -2,39 +2,26 @@
 
 Usage::
 
-    python3 bench/extract_speed.py [INPUT.bc ...] [--functions N] [--repeat R]
-                                   [--reader auto|fast|tools|llvmlite[,...]] [--out bench/results/extract-speed]
+    python3 bench/extract_speed.py [INPUT.bc ...] [--functions N] [--repeat R] [--out bench/results/extract-speed]
 
 Without inputs it generates a deterministic C program (``--functions`` of
 them: struct field traffic, pointer arithmetic, loops, direct and indirect
 calls, varargs, library calls), compiles it with clang-19 the way the
-extractor compiles C (``-O0 -g`` then ``mem2reg``) and measures that. With
+front end compiles C (``-O0 -g`` then ``mem2reg``) and measures that. With
 inputs (real whole-program bitcode, e.g. ``.corpus/*/*.bc``) it measures each.
 
-Stages, each timed in CPU seconds (user + system) of this process AND of the
-subprocesses it waits for (``read_bitcode``/``llvm-dis-19``/``llvm-link-19``), so that the sum is
-what one core spends; the machine is shared, so CPU time, not wall time, is
-the figure (wall is reported too). Each program is measured ``--repeat`` times
-per reader (readers interleaved, so that they see the same load) and the run
-with the least total CPU is kept (noise from other jobs only adds).
+Two stages, each timed in CPU seconds (user + system) of this process AND of the
+``read_bitcode`` process it waits for, so that the sum is what one core spends;
+the machine is shared, so CPU time, not wall time, is the figure (wall is
+reported too). Each program is measured ``--repeat`` times and the run with the
+least total CPU is kept (noise from other jobs only adds):
 
-* ``read``: input file to IR text (``read_bitcode``, our LLVM 19 helper, or
-  ``llvm-dis-19`` in a subprocess, or llvmlite parse + verify + print in process,
-  see ``constraints/llvm/inputs.py``; building ``read_bitcode`` on first use is
-  done before the clock starts); with ``auto``/``fast`` on one ``.bc``, the
-  helper extracts the constraints itself (``read_bitcode --extract``,
-  ``reader/extract.cpp``) unless the module uses something it does not cover:
-  then ``read`` is LLVM's reading AND the whole extraction, and the Python stages
-  below are skipped but ``build``;
-* ``split``: the text into lines;
-* ``declare``: pass 1 (types, globals, function headers);
-* ``instructions``: pass 2 (initializers, every instruction);
-* ``build``: node locations, numpy columns, the ``ConstraintSet`` (after
-  ``read_bitcode --extract``: loading its columns, ``fast_extract.load``).
+* ``read``: ``read_bitcode --extract`` (``constraints/llvm/reader/``): LLVM 19's
+  bitcode reader and the extraction in one helper (building it, if the install
+  did not, is done before the clock starts);
+* ``build``: loading its columns into the ``ConstraintSet`` (``fast_extract.load``).
 
-``end_to_end_instr_per_cpu_s`` = instructions / the sum of all stages (the figure);
-``extract_instr_per_cpu_s`` leaves ``read`` out, so it means the Python extractor's
-speed only on the text path (after ``read_bitcode --extract`` it is the loading's).
+``end_to_end_instr_per_cpu_s`` = instructions / the sum of both stages (the figure).
 Writes a CSV and a Markdown table with the machine, date and commit.
 """
 
@@ -54,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from constraints.llvm import fast_extract  # noqa: E402
-from constraints.llvm.inputs import LLVM_DIS, READERS, compile_source, fast_reader, read_module  # noqa: E402
+from constraints.llvm.inputs import compile_source, read_module, reader  # noqa: E402
 
 HEADER = r"""
 #include <stdlib.h>
@@ -119,15 +106,10 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def measure_once(paths: list[Path], reader: str) -> dict:
-    from constraints.llvm.extractor import ModuleExtractor
-
-    used = reader
-    if reader in ("auto", "fast") and len(paths) == 1 and paths[0].suffix == ".bc":
-        exe, why = fast_reader()  # built (once) outside the clock
-        if reader == "auto" and os.environ.get("ANDERSEN_FAST_READER", "1") == "0":
-            exe, why = None, "ANDERSEN_FAST_READER=0"
-        used = f"{reader} (read_bitcode)" if exe is not None else f"{reader} ({Path(LLVM_DIS).name}: {why})"
+def measure_once(paths: list[Path]) -> dict:
+    exe, why = reader()  # built (once) outside the clock
+    if exe is None:
+        raise SystemExit(f"read_bitcode cannot be built here: {why}")
     cpu, wall = {}, {}
     c, w = _cpu(), time.perf_counter()
 
@@ -137,31 +119,14 @@ def measure_once(paths: list[Path], reader: str) -> dict:
         cpu[stage], wall[stage] = c2 - c, w2 - w
         c, w = c2, w2
 
-    module, names = read_module(paths, reader=reader)
+    module, names = read_module(paths)
     lap("read")
-    if isinstance(module, fast_extract.ExtractedModule):
-        used = f"{reader} (read_bitcode --extract)"
-        for stage in ("split", "declare", "instructions"):
-            cpu[stage] = wall[stage] = 0.0
-        cs, stats = fast_extract.load(module, names)
-        lap("build")
-    else:
-        if getattr(module, "extract_skipped", ""):
-            used = f"{reader} (read_bitcode text: {module.extract_skipped})"
-        ex = ModuleExtractor(module, names)
-        lap("split")
-        ex._declare()
-        lap("declare")
-        ex._define()
-        lap("instructions")
-        cs = ex._finish()
-        lap("build")
-        stats = ex.stats
+    cs, stats = fast_extract.load(module, names)
+    lap("build")
     n = stats.instructions
     total = sum(cpu.values())
     row = {
         "program": ", ".join(p.name for p in paths),
-        "reader": used,
         "instructions": n,
         "nodes": cs.n_nodes,
         "constraints": cs.n_constraints,
@@ -170,19 +135,14 @@ def measure_once(paths: list[Path], reader: str) -> dict:
     row.update({f"{k}_cpu_s": round(v, 3) for k, v in cpu.items()})
     row["total_cpu_s"] = round(total, 3)
     row["total_wall_s"] = round(sum(wall.values()), 3)
-    row["extract_instr_per_cpu_s"] = int(n / max(total - cpu["read"], 1e-9))
     row["end_to_end_instr_per_cpu_s"] = int(n / max(total, 1e-9))
     row["unmodelled"] = " ".join(sorted(stats.unmodelled_calls)) or "-"
     return row
 
 
-def measure(paths: list[Path], readers=("auto",), repeat: int = 1) -> list[dict]:
-    """One row per reader: the run with the least total CPU of ``repeat`` (readers interleaved)."""
-    runs = {r: [] for r in readers}
-    for _ in range(max(1, repeat)):
-        for r in readers:
-            runs[r].append(measure_once(paths, r))
-    return [min(runs[r], key=lambda row: row["total_cpu_s"]) for r in readers]
+def measure(paths: list[Path], repeat: int = 1) -> dict:
+    """The run with the least total CPU of ``repeat``."""
+    return min((measure_once(paths) for _ in range(max(1, repeat))), key=lambda row: row["total_cpu_s"])
 
 
 def _commit() -> str:
@@ -198,27 +158,20 @@ def main(argv=None) -> int:
     ap.add_argument("inputs", nargs="*", type=Path)
     ap.add_argument("--functions", type=int, default=5000, help="size of the generated program")
     ap.add_argument("--repeat", type=int, default=3, help="runs per program; the least total CPU is kept")
-    ap.add_argument("--reader", default="auto",
-                    help="IR reader(s), comma-separated: " + ", ".join(READERS) +
-                         " (constraints.llvm.inputs.read_module); one row each")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "extract-speed")
     args = ap.parse_args(argv)
-    readers = tuple(args.reader.split(","))
-    for r in readers:
-        if r not in READERS:
-            ap.error(f"--reader: {r!r} is not one of {', '.join(READERS)}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         if args.inputs:
             for p in args.inputs:
-                rows += measure([p], readers, args.repeat)
+                rows.append(measure([p], args.repeat))
         else:
             src = Path(tmp) / "generated.c"
             src.write_text(generate(args.functions))
             bc = compile_source(src, tmp)
-            for row in measure([bc], readers, args.repeat):
-                row["program"] = f"generated.c ({args.functions} functions)"
-                rows.append(row)
+            row = measure([bc], args.repeat)
+            row["program"] = f"generated.c ({args.functions} functions)"
+            rows.append(row)
     import pandas as pd
 
     df = pd.DataFrame(rows)
@@ -230,7 +183,7 @@ def main(argv=None) -> int:
           f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f} at the end",
           f"- date: {time.strftime('%Y-%m-%d %H:%M %Z')}",
           f"- commit: {_commit()} (working tree: uncommitted changes may be included)",
-          "- times: CPU seconds of one core (this process + read_bitcode/llvm-dis/llvm-link), least of the repeats",
+          "- times: CPU seconds of one core (this process + read_bitcode), least of the repeats",
           "",
           df.to_markdown(index=False) if _has_tabulate() else df.to_string(index=False), ""]
     args.out.with_suffix(".md").write_text("\n".join(md))

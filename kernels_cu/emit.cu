@@ -41,41 +41,73 @@ struct Graph {
 #define IMG_FULL 1ull
 #define IMG_DELTA 2ull
 
-// The union of arr[rep z] over z ∈ set `sid` \ {i2p}; with `ch` (Ldelta), only the z whose bit
-// is set in `ch`, and only elements whose base has a bit in `cb` are read (the set is scanned
-// 32 elements at a time by their bases). NIL when the pool or the set table is full.
-__device__ u32 image(Pool& p, SetStore& s, u32 sid, const u32* __restrict__ arr,
-                     const u32* __restrict__ rep, const u32* __restrict__ ch, const u32* __restrict__ cb,
-                     u32 i2p, u32* hd) {
+// The union of arr[rep z] over z ∈ the element at pool index e, z ≠ i2p (with `ch`, only the z
+// whose bit is set in `ch`). NIL when the pool or the set table is full.
+__device__ u32 elem_image(Pool& p, SetStore& s, u32 e, const u32* __restrict__ arr,
+                          const u32* __restrict__ rep, const u32* __restrict__ ch, u32 i2p, u32* hd) {
     const u32 lane = lane_id();
     SidUnion u;
     su_init(u, hd);
+    const u32 w = elem_word(p, e, lane);
+    const u32 base = __shfl_sync(FULL_MASK, w, 0);
+    u32 m = bits_lane(lane) ? w : 0u;
+    if (ch != nullptr && bits_lane(lane)) m &= ch[(size_t)base * 30 + lane - 1];
+    m = without_id(m, base, i2p);
+    while (__any_sync(FULL_MASK, m != 0)) {
+        u32 v = 0;
+        if (m) {
+            u32 b = __ffs(m) - 1;
+            m &= m - 1;
+            v = arr[rep[base * ELEM_BITS + (lane - 1) * 32 + b]];
+        }
+        PROF_CNT(p.ctl, ch == nullptr ? PF_SIDS_FULL : PF_SIDS_DELTA, __popc(__ballot_sync(FULL_MASK, v != 0)));
+        for (u32 cand = __ballot_sync(FULL_MASK, v != 0); cand; cand &= cand - 1) {
+            u32 sv = __shfl_sync(FULL_MASK, v, __ffs(cand) - 1);
+            if (!su_add(p, s, u, sv)) return NIL;
+        }
+    }
+    return su_finish(p, s, u);
+}
+
+// The union of arr[rep z] over z ∈ set `sid` \ {i2p}; with `ch` (Ldelta), only the z whose bit
+// is set in `ch`, and only elements whose base has a bit in `cb` are read (the set is scanned
+// 32 elements at a time by their bases). Each element's part is memoized for the round by the
+// element's content (`em`, kind IMG_FULL or IMG_DELTA): sets that share an element, as most do,
+// pay for it once. `hd` is this warp's two list-head slots. NIL when the pool or the set table
+// is full, or a warp gave up on an element this one needs.
+__device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __restrict__ arr,
+                     const u32* __restrict__ rep, const u32* __restrict__ ch, const u32* __restrict__ cb,
+                     u32 i2p, u32* hd) {
+    const u32 lane = lane_id();
+    const u64 kind = ch != nullptr ? IMG_DELTA : IMG_FULL;
+    SidUnion u;
+    su_init(u, hd);
     const u32 start = s.start[sid], n = s.nelem[sid];
+    PROF_CNT(p.ctl, cb == nullptr ? PF_ELEMS_FULL : PF_SCAN_DELTA, n);
     for (u32 i0 = 0; i0 < n; i0 += 32) {
         bool want = false;
         if (i0 + lane < n) {
             const u32 base = elem_word(p, start + i0 + lane, 0);
             want = cb == nullptr || (cb[base / 32] >> (base % 32) & 1u);
         }
+        if (cb != nullptr) PROF_CNT(p.ctl, PF_ELEMS_DELTA, __popc(__ballot_sync(FULL_MASK, want)));
         for (u32 sel = __ballot_sync(FULL_MASK, want); sel; sel &= sel - 1) {
             const u32 e = start + i0 + __ffs(sel) - 1;
-            const u32 w = elem_word(p, e, lane);
-            const u32 base = __shfl_sync(FULL_MASK, w, 0);
-            u32 m = bits_lane(lane) ? w : 0u;
-            if (ch != nullptr && bits_lane(lane)) m &= ch[(size_t)base * 30 + lane - 1];
-            m = without_id(m, base, i2p);
-            while (__any_sync(FULL_MASK, m != 0)) {
-                u32 v = 0;
-                if (m) {
-                    u32 b = __ffs(m) - 1;
-                    m &= m - 1;
-                    v = arr[rep[base * ELEM_BITS + (lane - 1) * 32 + b]];
-                }
-                for (u32 cand = __ballot_sync(FULL_MASK, v != 0); cand; cand &= cand - 1) {
-                    u32 sv = __shfl_sync(FULL_MASK, v, __ffs(cand) - 1);
-                    if (!su_add(p, s, u, sv)) return NIL;
-                }
+            u64 val = 0;
+            u32 slot = 0;
+            const int r = elem_memo_begin(p, em, e, kind, val, slot);
+            if (r < 0) return NIL;
+            u32 part;
+            if (r == 1) {
+                part = (u32)val;
+                PROF_CNT(p.ctl, PF_ELEM_HITS, 1);
+            } else {
+                part = elem_image(p, s, e, arr, rep, ch, i2p, hd + 1);
+                PROF_CNT(p.ctl, PF_ELEM_IMAGES, 1);
+                if (r == 0) publish_value(em.vals, slot, part == NIL ? MEMO_ABORTED : (u64)part);
+                if (part == NIL) return NIL;
             }
+            if (!su_add(p, s, u, part)) return NIL;
         }
     }
     return su_finish(p, s, u);
@@ -119,7 +151,8 @@ __device__ u32 shift(Pool& p, SetStore& s, u32 sid, u32 o, const u32* __restrict
 }
 
 // One node of the changed list (ΔP(y) = d ≠ ∅): its pushes. False when it gave up.
-__device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& img_memo, const Graph& g,
+__device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& img_memo, ElemMemo& em,
+                                 const Graph& g,
                                  u32 y, const u32* __restrict__ P, const u32* __restrict__ D,
                                  const u32* __restrict__ Pold, u64* C, u64 cap_c, u64* G, u64 cap_g,
                                  u32* sh, u32* hd) {
@@ -135,14 +168,24 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
     // AddPtr: (x, shift(ΔP(y), o))
     for (u32 j = g.g_ptr[y], end = g.g_ptr[y + 1]; j < end; ++j) {
         const u32 x = g.g_dst[j], o = g.g_off[j];
-        u32 r = memoized(shift_memo, (u64)d << 32 | o, ctl, [&] { return shift(p, s, d, o, g.size, sh, hd); });
+        u32 r = memoized(shift_memo, (u64)d << 32 | o, ctl, [&] {
+            PROF_T0(t0);
+            u32 out = shift(p, s, d, o, g.size, sh, hd);
+            PROF_ADD(ctl, PF_SHIFT, t0);
+            return out;
+        });
         if (r == NIL) return false;
         emit_pair(lane == 0 && r != 0, (u64)x << 32 | r, C, cap_c, &ctl[CTL_C_FILL], ctl);
     }
     // Load, new edges: (x, Lfull(ΔP(y)))
     if (g.l_ptr[y + 1] > g.l_ptr[y]) {
-        u32 r = memoized(img_memo, IMG_FULL << 32 | d, ctl,
-                         [&] { return image(p, s, d, P, g.rep, nullptr, nullptr, (u32)g.i2p, hd); });
+        u32 r = memoized(img_memo, IMG_FULL << 32 | d, ctl, [&] {
+            PROF_T0(t0);
+            u32 out = image(p, s, em, d, P, g.rep, nullptr, nullptr, (u32)g.i2p, hd);
+            PROF_ADD(ctl, PF_IMG_FULL, t0);
+            PROF_CNT(ctl, PF_N_FULL, 1);
+            return out;
+        });
         if (r == NIL) return false;
         if (r != 0)
             for (u32 j = g.l_ptr[y], end = g.l_ptr[y + 1]; j < end; j += 32)
@@ -163,7 +206,7 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
 }
 
 // One load pointer y: Ldelta(Pold(y)) to its load successors. False when it gave up.
-__device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, const Graph& g, u32 y,
+__device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, ElemMemo& em, const Graph& g, u32 y,
                               const u32* __restrict__ D, const u32* __restrict__ Pold,
                               const u32* __restrict__ ch, const u32* __restrict__ cb, u64* C, u64 cap_c,
                               u32* hd) {
@@ -171,8 +214,13 @@ __device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, const Graph&
     u64* ctl = p.ctl;
     const u32 so = Pold[y];
     if (so == 0) return true;
-    u32 r = memoized(img_memo, IMG_DELTA << 32 | so, ctl,
-                     [&] { return image(p, s, so, D, g.rep, ch, cb, (u32)g.i2p, hd); });
+    u32 r = memoized(img_memo, IMG_DELTA << 32 | so, ctl, [&] {
+        PROF_T0(t0);
+        u32 out = image(p, s, em, so, D, g.rep, ch, cb, (u32)g.i2p, hd);
+        PROF_ADD(ctl, PF_IMG_DELTA, t0);
+        PROF_CNT(ctl, PF_N_DELTA, 1);
+        return out;
+    });
     if (r == NIL) return false;
     if (r != 0)
         for (u32 j = g.l_ptr[y], end = g.l_ptr[y + 1]; j < end; j += 32)
@@ -188,22 +236,26 @@ emit(const u32* __restrict__ chg, u64 nchg, const u32* __restrict__ lptrs, u64 n
      const Graph* __restrict__ gd, const u32* __restrict__ P, const u32* __restrict__ D,
      const u32* __restrict__ Pold, const u32* __restrict__ ch, const u32* __restrict__ cb,
      const SetStore* __restrict__ sd, const Memo* __restrict__ shift_d, const Memo* __restrict__ img_d,
-     u64* C, u64 cap_c, u64* G, u64 cap_g, u32* pool_w, u64* ctl, u32 cap) {
+     const ElemMemo* __restrict__ elem_d, u64* C, u64 cap_c, u64* G, u64 cap_g, u32* pool_w, u64* ctl,
+     u32 cap) {
     __shared__ u32 buf[WARPS_PER_BLOCK][64];
-    __shared__ u32 heads[WARPS_PER_BLOCK];
+    __shared__ u32 heads[WARPS_PER_BLOCK][2];
     Pool p{pool_w, ctl, cap};
     const Graph g = *gd;
     SetStore s = *sd;
     Memo shift_memo = *shift_d, img_memo = *img_d;
+    ElemMemo em = *elem_d;
     u32* sh = buf[threadIdx.x / 32];
-    u32* hd = &heads[threadIdx.x / 32];
+    u32* hd = heads[threadIdx.x / 32];
     const u64 items = nchg + nlptrs;
     for (;;) {
         const u64 i = next_work(&ctl[CTL_WORK]);
         if (i >= items || ovf_raised(ctl)) return;
+        PROF_T0(t0);
         const bool ok = i < nchg
-            ? emit_one_changed(p, s, shift_memo, img_memo, g, chg[i], P, D, Pold, C, cap_c, G, cap_g, sh, hd)
-            : emit_one_load(p, s, img_memo, g, lptrs[i - nchg], D, Pold, ch, cb, C, cap_c, hd);
+            ? emit_one_changed(p, s, shift_memo, img_memo, em, g, chg[i], P, D, Pold, C, cap_c, G, cap_g, sh, hd)
+            : emit_one_load(p, s, img_memo, em, g, lptrs[i - nchg], D, Pold, ch, cb, C, cap_c, hd);
+        PROF_ADD(ctl, i < nchg ? PF_EMIT_CHANGED : PF_EMIT_LOADS, t0);
         if (!ok) return;
     }
 }

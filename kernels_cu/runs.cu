@@ -10,8 +10,11 @@
 //   ΔP'(t) ≠ ∅, Pn[t] = P'(t), Dn[t] = ΔP'(t) and t joins the changed list `chg` (count
 //   ctl[CTL_NCHG]); commit.cu installs them once the round succeeded.
 // store_runs: the store grouping pairs (T << 32 | sid), sorted; for every set T, W = ∪ of its
-//   sids, then the pairs (rep z << 32 | W) for z ∈ T \ {i2p} go to E (count ctl[CTL_E_FILL];
-//   past `cap_e` counted, not written): the next round's store contributions.
+//   sids, then for every element of T the pair (slot << 32 | W), slot that element's content's
+//   place in a table of the round (sets share most elements, so an element is expanded once
+//   however many sets T hold it); ctl[CTL_EXPAND_BOUND] sums the bits of the distinct elements.
+// expand_elems: those pairs, sorted; for every slot, W* = ∪ of its sids, and the pairs
+//   (rep z << 32 | W*) for z in the element, z ≠ i2p, go to the round's contribution pairs C.
 //
 // One warp per 32 consecutive pairs; it handles the runs that begin among them, each whole.
 // A repeated pair is read once. Kernels give up on CTL_OVF (and publish their memo slots as
@@ -32,6 +35,7 @@ __device__ bool run_union(Pool& p, SetStore& s, SidUnion& u, const u64* __restri
             if (mine && (pos == 0 || pairs[pos - 1] != pr)) sid = (u32)pr;
         }
         const u32 vmask = __ballot_sync(FULL_MASK, mine);
+        PROF_CNT(p.ctl, PF_RUN_SIDS, __popc(__ballot_sync(FULL_MASK, sid != 0)));
         for (u32 cand = __ballot_sync(FULL_MASK, sid != 0); cand; cand &= cand - 1) {
             u32 sv = __shfl_sync(FULL_MASK, sid, __ffs(cand) - 1);
             if (!su_add(p, s, u, sv)) return false;
@@ -111,8 +115,11 @@ union_update(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ 
         if (t == NIL) return;   // padding sorts last
         SidUnion u;
         su_init(u, hd);
+        PROF_T0(t0);
         if (!run_union(p, s, u, pairs, npairs, group * 32 + sl, t)) return;
         const u32 nsid = su_finish(p, s, u);
+        PROF_ADD(ctl, PF_RUN_UNION, t0);
+        if (u.n >= 2) PROF_CNT(ctl, PF_N_RUNS, 1);
         if (nsid == NIL) return;
         const u32 psid = P[t];
         if (nsid == 0 || nsid == psid) continue;
@@ -125,7 +132,11 @@ union_update(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ 
             np = (u32)(val >> 32);
             nd = (u32)val;
         } else {
+            PROF_T0(t1);
             const bool ok = update_sets(p, s, psid, nsid, np, nd);
+            PROF_ADD(ctl, PF_UPDATE, t1);
+            PROF_CNT(ctl, PF_N_UPDATE, 1);
+            PROF_CNT(ctl, PF_UPDATE_ELEMS, s.nelem[psid]);
             if (r == 0) memo_publish(upd, slot, ok ? (u64)np << 32 | nd : MEMO_ABORTED);
             if (!ok) return;
         }
@@ -140,11 +151,13 @@ union_update(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ 
 }
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-store_runs(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ rep, u32 i2p,
-           const SetStore* __restrict__ sd, u64* E, u64 cap_e, u32* pool_w, u64* ctl, u32 cap) {
+store_runs(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict__ sd,
+           const ElemMemo* __restrict__ table_d, u32 i2p, u64* GE, u64 cap_ge, u32* pool_w, u64* ctl,
+           u32 cap) {
     __shared__ u32 heads[WARPS_PER_BLOCK];
     Pool p{pool_w, ctl, cap};
     SetStore s = *sd;
+    ElemMemo table = *table_d;
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
@@ -157,21 +170,74 @@ store_runs(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ re
         if (tsid == NIL) return;
         SidUnion u;
         su_init(u, hd);
+        PROF_T0(t0);
         if (!run_union(p, s, u, pairs, npairs, group * 32 + sl, tsid)) return;
+        const u32 w = su_finish(p, s, u);
+        PROF_ADD(ctl, PF_STORE_UNION, t0);
+        if (w == NIL) return;
+        if (w == 0) continue;
+        PROF_T0(t1);
+        // every element of T, grouped by content: (slot << 32 | W)
+        const u32 start = s.start[tsid], n = s.nelem[tsid];
+        for (u32 k = 0; k < n; ++k) {
+            bool fresh;
+            const u32 slot = elem_slot(p, table, start + k, 3ull, fresh);
+            if (slot == NIL) {
+                if (lane == 0) atomicExch(&ctl[CTL_TABLE_FULL], 1ull);
+                raise_ovf(ctl);
+                return;
+            }
+            if (fresh) {
+                u32 b = elem_word(p, start + k, lane);
+                const u32 base = __shfl_sync(FULL_MASK, b, 0);
+                b = bits_lane(lane) ? without_id(b, base, i2p) : 0u;
+                const u32 bits = warp_sum(__popc(b));
+                if (lane == 0) atomicAdd(&ctl[CTL_EXPAND_BOUND], (u64)bits);
+            }
+            emit_pair(lane == 0, (u64)slot << 32 | w, GE, cap_ge, &ctl[CTL_GE_FILL], ctl);
+        }
+        PROF_ADD(ctl, PF_STORE_EXPAND, t1);
+    }
+}
+
+// The sorted element grouping pairs of store_runs: for every element slot, W* = ∪ of its sids,
+// then (rep z << 32 | W*) for z in the element, z ≠ i2p, appended to C (count ctl[CTL_C_FILL]).
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+expand_elems(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict__ sd,
+             const ElemMemo* __restrict__ table_d, const u32* __restrict__ rep, u32 i2p, u64* C, u64 cap_c,
+             u32* pool_w, u64* ctl, u32 cap) {
+    __shared__ u32 heads[WARPS_PER_BLOCK];
+    Pool p{pool_w, ctl, cap};
+    SetStore s = *sd;
+    ElemMemo table = *table_d;
+    const u32 lane = lane_id();
+    u32* hd = &heads[threadIdx.x / 32];
+    if (ovf_raised(ctl)) return;
+    const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const u64 i = group * 32 + lane;
+    const u32 key = pair_key(pairs, npairs, i);
+    for (u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
+        const int sl = __ffs(starts) - 1;
+        const u32 slot = __shfl_sync(FULL_MASK, key, sl);
+        if (slot == NIL) return;
+        SidUnion u;
+        su_init(u, hd);
+        if (!run_union(p, s, u, pairs, npairs, group * 32 + sl, slot)) return;
         const u32 w = su_finish(p, s, u);
         if (w == NIL) return;
         if (w == 0) continue;
-        for (SetStream t(p, s.start[tsid], s.nelem[tsid]); t.base != NIL; t.next(p)) {
-            const u32 base = t.base;
-            u32 m = without_id(t.bits(), base, i2p);
-            while (__any_sync(FULL_MASK, m != 0)) {
-                u32 z = NIL;
-                if (m) {
-                    z = base * ELEM_BITS + (lane - 1) * 32 + __ffs(m) - 1;
-                    m &= m - 1;
-                }
-                emit_pair(z != NIL, (u64)(z != NIL ? rep[z] : 0) << 32 | w, E, cap_e, &ctl[CTL_E_FILL], ctl);
+        const u32 e = table.elem[slot];
+        const u32 ew = elem_word(p, e, lane);
+        const u32 base = __shfl_sync(FULL_MASK, ew, 0);
+        u32 m = bits_lane(lane) ? without_id(ew, base, i2p) : 0u;
+        PROF_CNT(ctl, PF_EXPAND_PAIRS, warp_sum(__popc(m)));
+        while (__any_sync(FULL_MASK, m != 0)) {
+            u32 z = NIL;
+            if (m) {
+                z = base * ELEM_BITS + (lane - 1) * 32 + __ffs(m) - 1;
+                m &= m - 1;
             }
+            emit_pair(z != NIL, (u64)(z != NIL ? rep[z] : 0) << 32 | w, C, cap_c, &ctl[CTL_C_FILL], ctl);
         }
     }
 }

@@ -40,7 +40,6 @@
 #define CTL_ROUND_FIRST 8
 #define CTL_C_FILL 8       // contribution pairs emitted this round (after the carried ones)
 #define CTL_G_FILL 9       // store grouping pairs (set << 32 | sid) emitted
-#define CTL_E_FILL 10      // expanded store pairs (z << 32 | sid) emitted for the next round
 #define CTL_NCHG 11        // nodes whose set changed this round (the next changed list)
 #define CTL_NEXT_C 12      // contribution pairs the changed nodes push next round (bound)
 #define CTL_NEXT_G 13      // store grouping pairs the next round emits (bound)
@@ -49,7 +48,52 @@
 #define CTL_MEMO_MISSES 16 // memo lookups computed (statistics)
 #define CTL_UNIONS 17      // unions of two or more distinct sets computed (statistics)
 #define CTL_WORK 18        // atomic work counters, one per kernel of a round (18..23)
-#define CTL_SLOTS 32
+#define CTL_GE_FILL 24     // element grouping pairs (slot << 32 | sid) of the stores emitted
+#define CTL_EXPAND_BOUND 25 // bits of the distinct elements the stores expand (bound of their pairs)
+#define CTL_TABLE_FULL 26  // the stores' element table had no room (CTL_OVF raised too)
+#define CTL_ROUND_END 32
+// 32..63: profile counters, written only when compiled with -DANDERSEN_PROFILE (warp cycles
+// and counts per part of a round; andersen_gpu/backends/gpu/device.py PROFILE_SLOTS names them)
+#define CTL_SLOTS 64
+
+#ifdef ANDERSEN_PROFILE
+#define PROF_T0(v) const long long v = clock64()
+#define PROF_ADD(ctl, slot, v) do { if (lane_id() == 0) atomicAdd(&(ctl)[slot], (u64)(clock64() - (v))); } while (0)
+#define PROF_CNT(ctl, slot, k) do { const u64 k_ = (u64)(k); if (lane_id() == 0) atomicAdd(&(ctl)[slot], k_); } while (0)
+#define PROF_MAX(ctl, slot, k) do { const u64 k_ = (u64)(k); if (lane_id() == 0) atomicMax(&(ctl)[slot], k_); } while (0)
+#else
+#define PROF_T0(v) do { } while (0)
+#define PROF_ADD(ctl, slot, v) do { } while (0)
+#define PROF_CNT(ctl, slot, k) do { } while (0)
+#define PROF_MAX(ctl, slot, k) do { } while (0)
+#endif
+#define PF_EMIT_CHANGED 32   // cycles: emit, changed nodes (all of it)
+#define PF_SHIFT 33          // cycles: gep shifts computed
+#define PF_IMG_FULL 34       // cycles: Lfull images computed
+#define PF_IMG_DELTA 35      // cycles: Ldelta images computed
+#define PF_EMIT_LOADS 36     // cycles: emit, load pointers (all of it)
+#define PF_RUN_UNION 37      // cycles: union_update, unions of the runs
+#define PF_UPDATE 38         // cycles: union_update, update_sets computed
+#define PF_MEMO_WAIT 39      // cycles: waiting for another warp's memo value
+#define PF_STORE_UNION 40    // cycles: store_runs, unions
+#define PF_STORE_EXPAND 41   // cycles: store_runs, expansions
+#define PF_N_FULL 42         // Lfull images computed
+#define PF_N_DELTA 43        // Ldelta images computed
+#define PF_SIDS_FULL 44      // sids added by Lfull images
+#define PF_SIDS_DELTA 45     // sids added by Ldelta images
+#define PF_MAX_UNION 46      // most distinct sids in one union
+#define PF_RUN_SIDS 47       // sids added by union_update runs
+#define PF_N_UPDATE 48       // update_sets computed
+#define PF_UPDATE_ELEMS 49   // elements of P' written or compared by update_sets
+#define PF_EXPAND_PAIRS 50   // pairs emitted by store expansions
+#define PF_ELEMS_FULL 51     // elements of T read by Lfull images
+#define PF_ELEMS_DELTA 52    // elements of S selected by Ldelta images (base in cb)
+#define PF_SCAN_DELTA 53     // elements of S scanned by Ldelta images
+#define PF_UNION_BATCHES 54  // union_sets calls (batches of up to 32 sets)
+#define PF_UNION_ELEMS 55    // source elements read by union_sets
+#define PF_N_RUNS 56         // runs with a union of >= 2 sids in union_update
+#define PF_ELEM_IMAGES 57    // element images computed
+#define PF_ELEM_HITS 58      // element images found in the cache
 
 #define MEMO_EMPTY 0xFFFFFFFFFFFFFFFFull
 #define MEMO_PENDING 0xFFFFFFFFFFFFFFFFull
@@ -71,6 +115,16 @@ struct SetStore {
 struct Memo {
     u64* keys;    // [mask + 1], MEMO_EMPTY free
     u64* vals;    // [mask + 1], MEMO_PENDING until published
+    u64 mask;
+};
+
+// A memo cache keyed by the content of one element (base and 30 words) and a kind: keys hold
+// a hash of both, elem the pool index of an element of that content (NIL until the claiming
+// warp wrote it), so that a hash match is checked exactly.
+struct ElemMemo {
+    u64* keys;    // [mask + 1], MEMO_EMPTY free
+    u64* vals;    // [mask + 1], MEMO_PENDING until published
+    u32* elem;    // [mask + 1], NIL until claimed
     u64 mask;
 };
 
@@ -274,7 +328,11 @@ __device__ int memo_begin(Memo& m, u64 key, u64& val, u32& slot, u64* ctl) {
             }
             if (k == key) {
                 u64 v;
+                PROF_T0(tw);
                 while ((v = *(volatile u64*)&m.vals[sl]) == MEMO_PENDING) __nanosleep(64);
+#ifdef ANDERSEN_PROFILE
+                atomicAdd(&ctl[PF_MEMO_WAIT], (u64)(clock64() - tw));
+#endif
                 __threadfence();
                 if (v == MEMO_ABORTED) {
                     r = -1;
@@ -293,14 +351,102 @@ __device__ int memo_begin(Memo& m, u64 key, u64& val, u32& slot, u64* ctl) {
     return r;
 }
 
+// The memo_begin of an ElemMemo, for the element at pool index e (sealed: word 31 is not
+// content) and the kind `kind`; same returns.
+__device__ int elem_memo_begin(Pool& p, ElemMemo& m, u32 e, u64 kind, u64& val, u32& slot) {
+    const u32 lane = lane_id();
+    const u32 w = elem_word(p, e, lane);
+    u64 acc = lane == 31 ? 0ull : mix64(((u64)lane << 48) ^ ((u64)w * 0x9E3779B97F4A7C15ull) ^ kind);
+    const u64 h = mix64(warp_sum64(acc)) & ~1ull;   // never MEMO_EMPTY
+    u32 sl = (u32)(h & m.mask);
+    for (u32 probe = 0; probe < MEMO_PROBES; ++probe, sl = (u32)((sl + 1) & m.mask)) {
+        u64 k = 0;
+        int claimed = 0;
+        if (lane == 0) {
+            k = *(volatile u64*)&m.keys[sl];
+            if (k == MEMO_EMPTY) {
+                k = atomicCAS(&m.keys[sl], MEMO_EMPTY, h);
+                if (k == MEMO_EMPTY) {
+                    claimed = 1;
+                    *(volatile u32*)&m.elem[sl] = e;
+                    __threadfence();
+                }
+            }
+        }
+        claimed = __shfl_sync(FULL_MASK, claimed, 0);
+        k = __shfl_sync(FULL_MASK, k, 0);
+        if (claimed) {
+            slot = sl;
+            return 0;
+        }
+        if (k != h) continue;
+        u32 o = NIL;
+        if (lane == 0)
+            while ((o = *(volatile u32*)&m.elem[sl]) == NIL) __nanosleep(32);
+        o = __shfl_sync(FULL_MASK, o, 0);
+        if (__any_sync(FULL_MASK, lane != 31 && elem_word(p, o, lane) != w)) continue;   // a collision
+        u64 v = 0;
+        if (lane == 0) {
+            while ((v = *(volatile u64*)&m.vals[sl]) == MEMO_PENDING) __nanosleep(64);
+            __threadfence();
+        }
+        v = __shfl_sync(FULL_MASK, v, 0);
+        if (v == MEMO_ABORTED) return -1;
+        val = v;
+        return 1;
+    }
+    return 2;
+}
+
+// The slot of the element at pool index e's content in m (kind `kind`), claimed when no slot
+// holds it yet (`fresh` then set); NIL when the table has no room for it.
+__device__ u32 elem_slot(Pool& p, ElemMemo& m, u32 e, u64 kind, bool& fresh) {
+    const u32 lane = lane_id();
+    const u32 w = elem_word(p, e, lane);
+    u64 acc = lane == 31 ? 0ull : mix64(((u64)lane << 48) ^ ((u64)w * 0x9E3779B97F4A7C15ull) ^ kind);
+    const u64 h = mix64(warp_sum64(acc)) & ~1ull;   // never MEMO_EMPTY
+    u32 sl = (u32)(h & m.mask);
+    fresh = false;
+    for (u32 probe = 0; probe < MEMO_PROBES; ++probe, sl = (u32)((sl + 1) & m.mask)) {
+        u64 k = 0;
+        int claimed = 0;
+        if (lane == 0) {
+            k = *(volatile u64*)&m.keys[sl];
+            if (k == MEMO_EMPTY) {
+                k = atomicCAS(&m.keys[sl], MEMO_EMPTY, h);
+                if (k == MEMO_EMPTY) {
+                    claimed = 1;
+                    *(volatile u32*)&m.elem[sl] = e;
+                    __threadfence();
+                }
+            }
+        }
+        claimed = __shfl_sync(FULL_MASK, claimed, 0);
+        k = __shfl_sync(FULL_MASK, k, 0);
+        if (claimed) {
+            fresh = true;
+            return sl;
+        }
+        if (k != h) continue;
+        u32 o = NIL;
+        if (lane == 0)
+            while ((o = *(volatile u32*)&m.elem[sl]) == NIL) __nanosleep(32);
+        o = __shfl_sync(FULL_MASK, o, 0);
+        if (!__any_sync(FULL_MASK, lane != 31 && elem_word(p, o, lane) != w)) return sl;
+    }
+    return NIL;
+}
+
 // Publish the value of a claimed slot (MEMO_ABORTED when the computation gave up).
-__device__ __forceinline__ void memo_publish(Memo& m, u32 slot, u64 val) {
+__device__ __forceinline__ void publish_value(u64* vals, u32 slot, u64 val) {
     if (lane_id() == 0) {
         __threadfence();
-        *(volatile u64*)&m.vals[slot] = val;
+        *(volatile u64*)&vals[slot] = val;
     }
     __syncwarp();
 }
+
+__device__ __forceinline__ void memo_publish(Memo& m, u32 slot, u64 val) { publish_value(m.vals, slot, val); }
 
 // A memoized set operation: the cached sid for `key`, or compute() once (published for the
 // warps that asked meanwhile). NIL when this warp or the key's owner gave up.
@@ -328,6 +474,8 @@ __device__ int union_sets(Pool& p, u32* dst_head, u32 my_start, u32 my_n) {
     u32 cbase = my_n ? elem_word(p, cur, 0) : NIL;
     Cursor c;
     cursor_init(p, c, dst_head);
+    PROF_CNT(p.ctl, PF_UNION_BATCHES, 1);
+    PROF_CNT(p.ctl, PF_UNION_ELEMS, warp_sum(my_n));
     for (;;) {
         const u32 minb = __reduce_min_sync(FULL_MASK, cbase);
         if (minb == NIL) return 0;
@@ -420,6 +568,7 @@ __device__ bool su_add(Pool& p, const SetStore& s, SidUnion& u, u32 sid) {
 
 // The sid of the union (0: empty). NIL when the pool or the set table is full.
 __device__ u32 su_finish(Pool& p, SetStore& s, SidUnion& u) {
+    PROF_MAX(p.ctl, PF_MAX_UNION, u.n);
     if (u.n <= 1) return u.single;
     if (!su_flush(p, u)) return NIL;
     if (lane_id() == 0) atomicAdd(&p.ctl[CTL_UNIONS], 1ull);

@@ -51,9 +51,9 @@ def paper_inputs() -> Path:
 def reader() -> str:
     """The compiled ``read_bitcode`` helper; skips the test where it cannot be built for want
     of a tool, fails it where the sources do not compile (a skip there would hide the error)."""
-    from constraints.llvm.inputs import fast_reader, is_compile_error
+    from constraints.llvm.inputs import is_compile_error, reader as build
 
-    exe, why = fast_reader()
+    exe, why = build()
     if exe is None:
         if is_compile_error(why):
             pytest.fail(f"read_bitcode does not compile: {why}")

@@ -1,7 +1,7 @@
 """Alias facts: location sets per instruction, unknown pointers, calls, scope plans, side files.
 
-Programs are small IR modules written inline (read through llvmlite like any
-``.ll`` input), so these tests need no clang.
+Programs are small IR modules written inline (``.ll`` inputs, read by the LLVM
+front end's helper), so these tests need no clang.
 """
 
 from __future__ import annotations

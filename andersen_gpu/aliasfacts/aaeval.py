@@ -9,7 +9,7 @@ line per pair::
 
 This module runs it and returns the pairs, so that the tests can check the
 annotated IR against our facts and the benchmark can count NoAlias answers.
-It needs ``opt-19`` (``ANDERSEN_OPT`` overrides) and no llvmlite.
+It needs ``opt-19`` (``ANDERSEN_OPT`` overrides).
 """
 
 from __future__ import annotations

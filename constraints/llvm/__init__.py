@@ -1,11 +1,14 @@
 """The LLVM front end: whole C/C++ programs (bitcode, IR or source) to constraints.
 
-The only package of the project that imports llvmlite (through
-:mod:`.inputs`). Typical use::
+Typical use::
 
     from constraints.llvm import extract_with_stats
     cs, stats = extract_with_stats(["prog.bc"])
     print("\\n".join(stats.lines()))
+
+The rules live in one place, the C++ helper ``read_bitcode`` (``reader/extract.cpp``,
+built by the install, :mod:`.build_reader`): it reads and links the program with
+LLVM 19 and writes the constraints, which :mod:`.fast_extract` loads.
 
 Node names map back to the program: ``@g`` (a global's address), ``*@g`` and
 ``*@g#k`` (its memory object and field slot ``k``), ``f:%x`` (a value or
@@ -16,41 +19,19 @@ bitcode has debug information.
 
 A CUDA program (a ``.cu`` source, or its host and device modules) is compiled and
 linked into one module by :mod:`.cuda`, host allocations reaching kernel parameters.
-
-For one ``.bc`` file, :func:`extract_with_stats` lets the ``read_bitcode``
-helper extract the constraints in C++ (:mod:`.fast_extract`, the same result
-as the Python extractor on the module's text, which stays the fallback and
-the reference); ``ANDERSEN_FAST_EXTRACT=0`` always takes the text path.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 from typing import Iterable
 
 from ..model import ConstraintSet
-from .extractor import AliasCheck, ExtractStats, ModuleExtractor
+from .stats import AliasCheck, ExtractStats
 
 __all__ = ["extract", "extract_with_stats", "extract_text", "ExtractStats", "AliasCheck"]
-
-
-def extract_text(text: str, inputs: Iterable[str] = (), progress=None, record_sites: bool = False
-                 ) -> tuple[ConstraintSet, ExtractStats]:
-    """Constraints of one module given as textual LLVM IR (already verified).
-
-    Parameters
-    ----------
-    text : the module as printed by LLVM
-    inputs : input names for the report
-    progress : optional tqdm-like factory ``progress(total=n)`` for a bar over IR lines
-    record_sites : also record every memory-access site in ``stats.access_sites``
-        (:class:`~constraints.llvm.access_sites.AccessSites`)
-
-    Returns
-    -------
-    (ConstraintSet, ExtractStats)
-    """
-    return ModuleExtractor(text, inputs, progress, record_sites).run()
 
 
 def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), progress=None,
@@ -63,10 +44,9 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
         program (``.cu``, or its host and device modules: :mod:`.cuda`)
     clang_flags : extra flags for compiling sources (``-I``, ``-D``)
     progress : optional tqdm-like factory ``progress(total=n)`` for a progress bar
-        over the instructions (IR lines, on the Python extractor's path)
+        over the instructions of the program's defined functions
     record_sites : also record every memory-access site (loads, stores, memory
-        intrinsics, calls) in ``stats.access_sites`` (always through the Python
-        extractor)
+        intrinsics, calls) in ``stats.access_sites``
 
     Returns
     -------
@@ -77,27 +57,44 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     Raises
     ------
     InputError
-        Unreadable, invalid or uncompilable input, or a missing compiler.
+        Unreadable, invalid or uncompilable input, a missing compiler, or a
+        helper that cannot be built here (the message says what to install).
     """
     import time
 
     from . import fast_extract
-    from .inputs import module_text, read_module
+    from .inputs import read_module
 
     t0 = time.perf_counter()
-    # access sites are recorded by the Python extractor only, so they need the text
-    module, names = (module_text(paths, clang_flags) if record_sites
-                     else read_module(paths, clang_flags, progress=progress))
+    module, names = read_module(paths, clang_flags, progress=progress, sites=record_sites)
     t1 = time.perf_counter()
-    if isinstance(module, fast_extract.ExtractedModule):
-        cs, stats = fast_extract.load(module, names)
-        stats.seconds = {"read": t1 - t0, "build": time.perf_counter() - t1}
-        return cs, stats
-    cs, stats = extract_text(module, names, progress, record_sites)
-    stats.seconds = {"read": t1 - t0, **stats.seconds}
+    cs, stats = fast_extract.load(module, names)
+    stats.seconds = {"read": t1 - t0, "build": time.perf_counter() - t1}
     return cs, stats
 
 
 def extract(paths: "list[str | os.PathLike]", **opts) -> ConstraintSet:
     """Like :func:`extract_with_stats`, returning only the constraint set."""
     return extract_with_stats(paths, **opts)[0]
+
+
+def extract_text(text: str, inputs: Iterable[str] = (), progress=None, record_sites: bool = False
+                 ) -> tuple[ConstraintSet, ExtractStats]:
+    """Constraints of one module given as textual LLVM IR (parsed and verified by LLVM).
+
+    Parameters
+    ----------
+    text : the module as LLVM IR text
+    inputs : input names for the report
+    progress, record_sites : as for :func:`extract_with_stats`
+
+    Returns
+    -------
+    (ConstraintSet, ExtractStats)
+    """
+    with tempfile.TemporaryDirectory(prefix="andersen-ir-") as tmp:
+        path = Path(tmp) / "module.ll"
+        path.write_text(text)
+        cs, stats = extract_with_stats([path], progress=progress, record_sites=record_sites)
+    stats.inputs = list(inputs)
+    return cs, stats

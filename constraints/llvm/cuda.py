@@ -3,7 +3,7 @@
 A CUDA program reaches the front end as a ``.cu`` source, or as the host and
 device modules of one program (``.bc``/``.ll``; a module whose target triple is
 ``nvptx*`` is device code). Either way the analysis sees one module made by the
-``cuda_link`` helper (``reader/cuda_link.cpp``, compiled on first use like
+``cuda_link`` helper (``reader/cuda_link.cpp``, built by the install like
 ``read_bitcode``): the device module linked into the host module, the CUDA
 runtime's inline wrappers inlined, host shadows of ``__device__``/``__constant__``
 variables replaced by the device variables, and every kernel launch (``<<<...>>>``,

@@ -1,12 +1,8 @@
 """Constraints extracted inside ``read_bitcode`` (``reader/extract.cpp``), loaded with numpy.
 
-``read_bitcode --extract MODELS FILE.bc`` walks the module LLVM has read and
-writes the constraint set in columns, instead of printing the module for
-:class:`~constraints.llvm.extractor.ModuleExtractor` to parse. The result is
-the extractor's, node for node (tests/test_fast_extract.py): same ids, names,
-``file:line`` locations, constraint order and statistics. When the module uses
-something ``extract.cpp`` does not reproduce (its header lists what), the
-helper prints the module's text instead and the Python extractor reads it.
+``read_bitcode --extract MODELS [--sites] FILE...`` walks the module LLVM has
+read (one ``.bc``, or ``.ll``/``.bc`` files linked) and writes the constraint set
+in columns, with the access sites of :mod:`.access_sites` after ``--sites``.
 
 The external-function models live in :mod:`.externals` only: :func:`models_file`
 writes them to a file the helper reads (one per version of the table).
@@ -22,7 +18,16 @@ The columnar form (little-endian, native sizes)::
     int8[n]    kind
     names      every node's name, each followed by NUL
     locations  the distinct locations, each followed by NUL ("" first)
-    stats      tab-separated lines (counts, opcodes, unmodelled calls, alias assertions)
+    stats      tab-separated lines (counts, opcodes, unmodelled calls, unknown opcodes, alias assertions)
+
+and, with ``--sites`` (the access sites of :mod:`.access_sites`, for the alias facts)::
+
+    b"SITES\\n"
+    int64[4]   n_sites, n_site_nodes, len(strings), n_functions
+    int32[..]  index, width, fp, result (n_sites each), node_indptr (n_sites + 1), nodes
+    int8[..]   kind, call_class (-1: none; indices into SITE_KINDS and CALL_CLASSES)
+    strings    function, block, location, pointer, callee of each site, then the name and
+               the class digit of every function, each followed by NUL
 """
 
 from __future__ import annotations
@@ -38,11 +43,12 @@ import numpy as np
 from ..errors import InputError
 from ..model import ConstraintSet
 from . import externals
-from .builder import FIELD, FUNCTION, OBJECT, VALUE
-from .extractor import AliasCheck, ExtractStats
+from ..model import NodeKind
+from .access_sites import CALL_CLASSES, SITE_KINDS, AccessSites
+from .stats import AliasCheck, ExtractStats
 
 MAGIC = b"ANDX1\n"
-TEXT_MARK = b"; andersen-text: "
+SITES_MAGIC = b"SITES\n"
 
 
 @dataclass(frozen=True)
@@ -117,7 +123,7 @@ def load(module: ExtractedModule, inputs=()) -> tuple[ConstraintSet, ExtractStat
     pos = len(MAGIC) + 80
     counts = [n, n, n_addr, n_addr, n_copy, n_copy, n_load, n_load, n_store, n_store, n_gep, n_gep, n_gep]
     expected = pos + 4 * sum(counts) + n + names_len + locs_len + stats_len
-    if len(data) != expected:
+    if len(data) != expected and not data.startswith(SITES_MAGIC, expected):
         raise InputError(f"read_bitcode --extract: {len(data)} bytes, expected {expected}")
     arrays = []
     for c in counts:
@@ -135,19 +141,49 @@ def load(module: ExtractedModule, inputs=()) -> tuple[ConstraintSet, ExtractStat
     cs = ConstraintSet(n, size.astype(np.int64), kind, *cols, int_to_pointer=i2p, names=names,
                        locations=locations)
     stats = ExtractStats(inputs=list(inputs))
+    if len(data) != expected:
+        stats.access_sites = _sites(data, expected)
     for line in stats_lines:
         f = line.split("\t")
         if f[0] == "opcode":
             stats.opcodes[f[1]] += int(f[2])
         elif f[0] == "unmodelled":
             stats.unmodelled_calls[f[1]] += int(f[2])
+        elif f[0] == "unknown":
+            stats.unknown_instructions[f[1]] += int(f[2])
         elif f[0] == "alias_check":
             stats.alias_checks.append(AliasCheck(f[1], int(f[2]), int(f[3]), f[4], f[5]))
         else:
             setattr(stats, f[0], int(f[1]))
     kinds = np.bincount(kind, minlength=4)
-    stats.node_kinds = {"value": int(kinds[VALUE]), "object": int(kinds[OBJECT]), "field": int(kinds[FIELD]),
-                        "function": int(kinds[FUNCTION])}
+    stats.node_kinds = {k.name.lower(): int(kinds[int(k)]) for k in NodeKind}
     stats.constraints = {k: cs.count(k) for k in ("addr", "copy", "load", "store", "gep")}
     stats.opcodes = Counter(stats.opcodes)
     return cs, stats
+
+
+def _sites(data: bytes, pos: int) -> AccessSites:
+    """The access sites after the statistics (see module docstring)."""
+    pos += len(SITES_MAGIC)
+    if len(data) < pos + 32:
+        raise InputError("read_bitcode --extract: malformed access sites")
+    n, n_nodes, strings_len, n_funcs = (int(x) for x in np.frombuffer(data, np.int64, 4, pos))
+    pos += 32
+    if len(data) != pos + 4 * (5 * n + 1 + n_nodes) + 2 * n + strings_len:
+        raise InputError("read_bitcode --extract: malformed access sites")
+    cols = []
+    for c in (n, n, n, n, n + 1, n_nodes):
+        cols.append(np.frombuffer(data, np.int32, c, pos).tolist())
+        pos += 4 * c
+    kind = np.frombuffer(data, np.int8, n, pos)
+    cls = np.frombuffer(data, np.int8, n, pos + n)
+    pos += 2 * n
+    strings = data[pos:pos + strings_len].decode("utf-8").split("\0")[:-1]
+    classes = ("",) + CALL_CLASSES  # -1: not a call
+    fc = strings[5 * n:]
+    return AccessSites(
+        function=strings[0:5 * n:5], block=strings[1:5 * n:5], location=strings[2:5 * n:5],
+        pointer=strings[3:5 * n:5], callee=strings[4:5 * n:5], index=cols[0], width=cols[1], fp=cols[2],
+        result=cols[3], node_indptr=cols[4], nodes=cols[5], kind=[SITE_KINDS[k] for k in kind.tolist()],
+        call_class=[classes[c + 1] for c in cls.tolist()],
+        function_class={fc[2 * k]: CALL_CLASSES[int(fc[2 * k + 1])] for k in range(n_funcs)})

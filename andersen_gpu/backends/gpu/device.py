@@ -6,6 +6,8 @@ machines without CuPy import the backend package fine.
 
 from __future__ import annotations
 
+import os
+
 import cupy
 import numpy as np
 
@@ -17,14 +19,25 @@ BLOCK = 256          # threads per block of every warp kernel (WARPS_PER_BLOCK *
 # Slots of the control block, u64[CTL_SLOTS]; must match kernels_cu/setstore.cuh.
 CTL_TOP, CTL_OVF, CTL_NSETS, CTL_LOAD_LIVE, CTL_MEMO_CLAIMS = 0, 1, 2, 3, 4
 CTL_ROUND_FIRST = 8
-CTL_C_FILL, CTL_G_FILL, CTL_E_FILL, CTL_NCHG, CTL_NEXT_C, CTL_NEXT_G = 8, 9, 10, 11, 12, 13
+CTL_C_FILL, CTL_G_FILL, CTL_NCHG, CTL_NEXT_C, CTL_NEXT_G = 8, 9, 11, 12, 13
 CTL_DELTA_BITS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_UNIONS, CTL_WORK = 14, 15, 16, 17, 18
-CTL_SLOTS = 32
+CTL_GE_FILL, CTL_EXPAND_BOUND, CTL_TABLE_FULL = 24, 25, 26
+CTL_ROUND_END = 32
+CTL_SLOTS = 64
+#: Slots 32.. of the control block: profile counters, filled only when the kernels are compiled
+#: with ANDERSEN_GPU_PROFILE=1 in the environment (a diagnostic: it slows every kernel).
+PROFILE_SLOTS = ("emit_changed_cycles", "shift_cycles", "image_full_cycles", "image_delta_cycles",
+                 "emit_loads_cycles", "run_union_cycles", "update_cycles", "memo_wait_cycles",
+                 "store_union_cycles", "store_expand_cycles", "images_full", "images_delta", "sids_full",
+                 "sids_delta", "max_union_sids", "run_sids", "updates", "update_elems", "expand_pairs",
+                 "elems_full", "elems_delta_selected", "elems_delta_scanned", "union_batches",
+                 "union_elems", "union_runs", "elem_images", "elem_hits")
+PROFILE = os.environ.get("ANDERSEN_GPU_PROFILE", "") == "1"
 
 
 def compile_options() -> tuple[str, ...]:
     """NVRTC options shared by every kernel file (they include bitvec.cuh)."""
-    return ("-std=c++17", f"-I{kernels_cu.DIRECTORY}")
+    return ("-std=c++17", f"-I{kernels_cu.DIRECTORY}") + (("-DANDERSEN_PROFILE",) if PROFILE else ())
 
 
 class KernelModule:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from .device import CTL_ROUND_FIRST, CTL_SLOTS, CTL_TOP, fill_bytes
+from .device import CTL_ROUND_END, CTL_ROUND_FIRST, CTL_SLOTS, CTL_TOP, fill_bytes
 
 ELEM_WORDS = 32
 ELEM_BYTES = 4 * ELEM_WORDS
@@ -43,7 +43,7 @@ class ElementPool:
 
     def clear_round(self) -> None:
         """Zero the per-round slots of the control block (one memset)."""
-        fill_bytes(self.ctl[CTL_ROUND_FIRST:], 0)
+        fill_bytes(self.ctl[CTL_ROUND_FIRST:CTL_ROUND_END], 0)
 
     def replace(self, words: cupy.ndarray, top: int) -> None:
         """Install a compacted pool whose first ``top`` elements are in use."""

@@ -1,21 +1,23 @@
-"""One round of the solver on the device: emit, sort, union, commit (kernels_cu/emit.cu,
-runs.cu, commit.cu), and the buffers the rounds share.
+"""One round of the solver on the device: emit, group the stores, union, commit
+(kernels_cu/emit.cu, runs.cu, commit.cu), and the buffers the rounds share.
 
 A round reads the state (per representative: P, ΔP = D, Pold, as set ids) and the changed
 list of the last round, and ends with the next state, the next changed list and the counts
 the host sizes the next round's buffers from. Its pair buffers:
 
-* C, the contribution pairs (t << 32 | sid): the store pairs carried over from the last round
-  (E), then what emit_changed and emit_loads push; sorted, then one union per target.
-  Its size is known before the round: the carried pairs, plus the out-degrees of the changed
-  nodes (copy, gep, load) and the load out-degrees of every node with a set (``ctl`` counts
-  them at commit); the unused tail is padding that sorts last.
-* G, the store grouping pairs (T << 32 | sid), also sized at commit; sorted, one union and one
-  expansion of T per distinct set T, into the next E (its size is read after the round).
+* C, the contribution pairs (t << 32 | sid): what emit pushes (its size is known before the
+  round: the out-degrees of the changed nodes, and the load out-degrees of every node with a
+  set, counted at commit; the unused tail is padding that sorts last), then what the stores
+  expand to; sorted, then one union and one update per target.
+* G, the store grouping pairs (T << 32 | sid), also sized at commit; sorted, one union per
+  distinct pointer set T, then the elements of T are grouped by content (GE: slot << 32 | sid)
+  so that an element held by many sets T is expanded once.
 
-A kernel that runs out of room raises ``ctl[CTL_OVF]``; the kernels after it do nothing and
-the commit is skipped, so the state is untouched and the host runs the round again once it
-made room (:meth:`Round.make_room`).
+The round synchronises twice: after the stores are grouped (the host reads how many grouping
+pairs and expanded pairs there are, to size the sort and C), and at its end. A kernel that
+runs out of room raises ``ctl[CTL_OVF]``; the kernels after it do nothing and the commit is
+skipped, so the state is untouched and the host runs the round again once it made room
+(:meth:`Round.make_room`).
 """
 
 from __future__ import annotations
@@ -25,13 +27,17 @@ from dataclasses import dataclass
 import cupy
 import numpy as np
 
-from .device import (BLOCK, CTL_C_FILL, CTL_E_FILL, CTL_G_FILL, CTL_LOAD_LIVE, CTL_NCHG, CTL_NEXT_C,
-                     CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_TOP, blocks_for, fill_bytes, module,
-                     persistent_grid)
+from .device import (BLOCK, CTL_C_FILL, CTL_EXPAND_BOUND, CTL_G_FILL, CTL_GE_FILL, CTL_LOAD_LIVE, CTL_NCHG,
+                     CTL_NEXT_C, CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_TABLE_FULL, CTL_TOP, blocks_for,
+                     fill_bytes, module, persistent_grid)
 from .graph import DeviceGraph
 from .pool import ElementPool
-from .sets import SetStore
+from . import sets
+from .sets import ElemMemo, SetStore, pow2_at_least
 from .sort import sort_keys
+
+#: Buffers grow to this many times what was asked for (the next rounds tend to ask for more).
+GROWTH = 1.25
 
 
 @dataclass
@@ -42,19 +48,23 @@ class Counts:
     next_c: int        # contribution pairs the changed nodes push next round (bound)
     next_g: int        # store grouping pairs next round (bound)
     load_live: int     # load out-degree of the nodes with a set (bound of the Ldelta pairs)
-    n_e: int           # store pairs carried to the next round
     top: int           # pool elements in use
     nsets: int         # set ids in use
 
     @classmethod
     def read(cls, c: np.ndarray) -> "Counts":
         return cls(int(c[CTL_NCHG]), int(c[CTL_NEXT_C]), int(c[CTL_NEXT_G]), int(c[CTL_LOAD_LIVE]),
-                   int(c[CTL_E_FILL]), int(c[CTL_TOP]), int(c[CTL_NSETS]))
+                   int(c[CTL_TOP]), int(c[CTL_NSETS]))
+
+    @property
+    def bound_c(self) -> int:
+        """Contribution pairs emit may push next round."""
+        return self.next_c + self.load_live
 
 
 def _room(buf: cupy.ndarray, need: int) -> cupy.ndarray:
-    """``buf`` if it holds ``need`` uint64, else a new buffer of at least twice the size."""
-    return buf if need <= buf.size else cupy.empty(max(need, 2 * buf.size), cupy.uint64)
+    """``buf`` if it holds ``need`` uint64, else a new, larger buffer."""
+    return buf if need <= buf.size else cupy.empty(int(need * GROWTH) + 1024, cupy.uint64)
 
 
 def _warp_groups(npairs: int) -> tuple[int]:
@@ -70,11 +80,10 @@ class Round:
     P, D, Pold : uint32[n]   set ids per node (meaningful at representatives; 0 elsewhere)
     Pn, Dn : uint32[n]       a round's new sets (valid for the nodes of its changed list)
     chg, chg_next : uint32[n]  the last round's changed list and this round's
-    E : uint64               the store pairs carried over (the first ``counts.n_e``)
-    ch : uint32[...]         bit z: ΔP(rep z) ≠ ∅, as 960-bit elements' words
+    ch : uint32[...]         bit z: ΔP(rep z) ≠ ∅, as 960-bit elements' words; cb a bit per base
     """
 
-    def __init__(self, g: DeviceGraph, pool: ElementPool, store: SetStore, timer):
+    def __init__(self, g: DeviceGraph, pool: ElementPool, store: SetStore, timer, table_slots: int):
         n = max(g.n, 1)
         self.g, self.pool, self.store, self.timer = g, pool, store, timer
         self.P, self.D, self.Pold, self.Pn, self.Dn = (cupy.zeros(n, cupy.uint32) for _ in range(5))
@@ -83,55 +92,81 @@ class Round:
         self.n_ch_words = ((n + 959) // 960 + 1) * 30
         self.ch = cupy.zeros(self.n_ch_words, cupy.uint32)
         self.cb = cupy.zeros((self.n_ch_words // 30 + 31) // 32, cupy.uint32)
-        self.C, self.G, self.E, self.E_next = (cupy.empty(1024, cupy.uint64) for _ in range(4))
+        self.C, self.G, self.GE = (cupy.empty(1024, cupy.uint64) for _ in range(3))
+        self.table = ElemMemo.make(pow2_at_least(table_slots, sets.MIN_CACHE_SLOTS))
         self.grid = persistent_grid()
+        # pairs beyond the counted bounds (none, unless a bound is wrong: then the round is run
+        # again with this much more room instead of losing pairs)
+        self.c_slack = self.g_slack = 0
+        self.bound_c = self.bound_g = self.c_cap = 0
 
-    def roots(self) -> tuple[list, list]:
-        """The sid arrays and pair buffers a compaction must keep (and rewrites)."""
-        return [self.P, self.D, self.Pold], [self.E]
+    def roots(self) -> list[cupy.ndarray]:
+        """The sid arrays a compaction must keep (and rewrites)."""
+        return [self.P, self.D, self.Pold]
 
-    def launch(self, counts: Counts) -> None:
-        """Queue one round after ``counts`` (the last one's); nothing is synchronised."""
+    def launch_first(self, counts: Counts) -> None:
+        """Queue the first part of a round after ``counts`` (the last one's): emit, and the
+        grouping of the stores; the host then reads the control block and calls
+        :meth:`launch_second`."""
         g, pool, store, t = self.g, self.pool, self.store, self.timer
-        f_emit, f_runs = module("emit.cu"), module("runs.cu")
-        n_e = counts.n_e
-        bound_c = n_e + counts.next_c + counts.load_live
-        bound_g = counts.next_g
+        bound_c, bound_g = counts.bound_c + self.c_slack, counts.next_g + self.g_slack
+        self.bound_c, self.bound_g, self.c_cap = bound_c, bound_g, bound_c
         self.C = _room(self.C, bound_c)
         self.G = _room(self.G, bound_g)
+        self.GE = _room(self.GE, bound_g)
         pool.clear_round()
         store.image.clear()
+        store.elements.clear()
         C, G = self.C, self.G
-        if n_e:
-            C[:n_e] = self.E[:n_e]
-        fill_bytes(C[n_e:bound_c], 0xFF)
+        fill_bytes(C[:bound_c], 0xFF)
         fill_bytes(G[:bound_g], 0xFF)
-        Cout, cap_c = C[n_e:], np.uint64(bound_c - n_e)
         nloads = int(g.load_ptrs.size) if counts.load_live else 0
         if counts.nchg or nloads:
             # C, G: the pushes of the changed nodes, Ldelta of every load pointer with an old set
-            t.run("emit", f_emit("emit"), self.grid, (BLOCK,), (
+            t.run("emit", module("emit.cu")("emit"), self.grid, (BLOCK,), (
                 self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads), g.desc, self.P, self.D,
-                self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc, Cout, cap_c,
-                G, np.uint64(bound_g), *pool.args()))
+                self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc,
+                store.elements.desc, C, np.uint64(bound_c), G, np.uint64(bound_g), *pool.args()))
         if bound_g:
+            self.table.clear()
             t.run("sort", sort_keys, G[:bound_g])
-            self.E_next = _room(self.E_next, max(1024, 2 * n_e))
-            # E_next: the store pairs of the next round
-            t.run("stores", f_runs("store_runs"), _warp_groups(bound_g), (BLOCK,), (
-                G, np.uint64(bound_g), g.rep, np.uint32(g.i2p), store.desc, self.E_next,
-                np.uint64(self.E_next.size), *pool.args()))
-        if bound_c:
-            t.run("sort", sort_keys, C[:bound_c])
+            # GE: (element slot, W) for every element of every store pointer set T
+            t.run("stores", module("runs.cu")("store_runs"), _warp_groups(bound_g), (BLOCK,), (
+                G, np.uint64(bound_g), store.desc, self.table.desc, np.uint32(g.i2p), self.GE,
+                np.uint64(self.GE.size), *pool.args()))
+
+    def launch_second(self, counts: Counts, c: np.ndarray) -> None:
+        """Queue the rest of the round (``c``: the control block after :meth:`launch_first`):
+        the stores' expansions into C, the sort of C, the unions and updates, the commit."""
+        g, pool, store, t = self.g, self.pool, self.store, self.timer
+        f_runs = module("runs.cu")
+        bound_c = self.bound_c
+        n_ge, expand = int(c[CTL_GE_FILL]), int(c[CTL_EXPAND_BOUND])
+        total = self.c_cap = bound_c + expand
+        if total > self.C.size:
+            bigger = cupy.empty(int(total * GROWTH) + 1024, cupy.uint64)
+            bigger[:bound_c] = self.C[:bound_c]
+            self.C = bigger
+        C = self.C
+        fill_bytes(C[bound_c:total], 0xFF)
+        if n_ge:
+            GE = self.GE[:n_ge]
+            t.run("sort", sort_keys, GE)
+            # C: the stores' pairs, one expansion per distinct element
+            t.run("stores", f_runs("expand_elems"), _warp_groups(n_ge), (BLOCK,), (
+                GE, np.uint64(n_ge), store.desc, self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total),
+                *pool.args()))
+        if total:
+            t.run("sort", sort_keys, C[:total])
             # Pn, Dn, chg_next: the targets whose set grew
-            t.run("union", f_runs("union_update"), _warp_groups(bound_c), (BLOCK,), (
-                C, np.uint64(bound_c), self.P, store.desc, store.update.desc, self.Pn, self.Dn,
+            t.run("union", f_runs("union_update"), _warp_groups(total), (BLOCK,), (
+                C, np.uint64(total), self.P, store.desc, store.update.desc, self.Pn, self.Dn,
                 self.chg_next, *pool.args()))
         self.commit(counts.nchg)
 
     def commit(self, nprev: int) -> None:
         """Queue the commit of the sets in Pn, Dn for the nodes of ``chg_next`` (and the reset
-        of the deltas of ``chg``'s first ``nprev``), and the changed-pointee bitmap."""
+        of the deltas of ``chg``'s first ``nprev``), and the changed-pointee bitmaps."""
         g, t = self.g, self.timer
         f = module("commit.cu")
         if nprev:
@@ -148,33 +183,32 @@ class Round:
             np.uint32(g.n), np.uint64(self.n_ch_words), g.rep, self.D, self.ch, self.cb))
 
     def advance(self) -> None:
-        """After a successful round: this round's changed list and store pairs become the last's."""
+        """After a successful round: this round's changed list becomes the last's."""
         self.chg, self.chg_next = self.chg_next, self.chg
-        self.E, self.E_next = self.E_next, self.E
 
     def make_room(self, c: np.ndarray, counts: Counts, top_before: int, min_cap: int) -> str:
         """After a round that raised CTL_OVF (control block ``c``): grow what ran out, so that the
         round can run again. Returns what was done (for the statistics)."""
         done = []
-        n_e = counts.n_e
-        bound_c = n_e + counts.next_c + counts.load_live
-        if int(c[CTL_C_FILL]) > bound_c - n_e:
-            self.C = cupy.empty(2 * (n_e + int(c[CTL_C_FILL])), cupy.uint64)
+        if int(c[CTL_C_FILL]) > self.c_cap:
+            self.c_slack += int(c[CTL_C_FILL]) - self.c_cap + 1024
             done.append("C")
-        if int(c[CTL_G_FILL]) > counts.next_g:
-            self.G = cupy.empty(2 * int(c[CTL_G_FILL]), cupy.uint64)
+        if int(c[CTL_G_FILL]) > self.bound_g:
+            self.g_slack += int(c[CTL_G_FILL]) - self.bound_g + 1024
             done.append("G")
-        if int(c[CTL_E_FILL]) > self.E_next.size:
-            self.E_next = cupy.empty(2 * int(c[CTL_E_FILL]), cupy.uint64)
-            done.append("E")
+        if int(c[CTL_GE_FILL]) > self.GE.size:
+            self.GE = cupy.empty(int(int(c[CTL_GE_FILL]) * GROWTH) + 1024, cupy.uint64)
+            done.append("GE")
+        if int(c[CTL_TABLE_FULL]):
+            self.table = ElemMemo.make(2 * self.table.slots)
+            done.append("table")
         nsets = int(c[CTL_NSETS])
         if nsets >= self.store.cap:
             self.store.grow(nsets)
             done.append("sets")
         top = int(c[CTL_TOP])
         if top > self.pool.cap:
-            roots, pair_roots = self.roots()
-            self.store.compact(roots, [r[:n_e] for r in pair_roots], min(nsets, self.store.cap), min_cap,
+            self.store.compact(self.roots(), [], min(nsets, self.store.cap), min_cap,
                                want_free=2 * (top - top_before) + self.pool.cap // 4)
             done.append("pool")
         if not done:
@@ -183,4 +217,5 @@ class Round:
             done.append("sets")
         self.store.clear_caches()
         self.pool.ctl[CTL_OVF] = 0
+        self.pool.ctl[CTL_TABLE_FULL] = 0
         return "+".join(done)

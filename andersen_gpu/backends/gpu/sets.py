@@ -5,8 +5,9 @@ Every set the solver makes is interned (kernels_cu/setstore.cuh): equal sets hav
 ``nelem``, ``nbits`` and ``hash`` (additive: h(A ∪ B) = h(A) + h(B) for disjoint sets); an
 intern table of ``tag << 32 | sid`` finds a set by content. Memo
 caches remember set operations by sids: ``update`` ((P, N) -> (P ∪ N, N \\ P), for the whole
-solve), ``shift`` ((sid, o) -> the gep of a set) and ``image`` (this round's loads: cleared every
-round, since the sets they read change).
+solve), ``shift`` ((sid, o) -> the gep of a set), and for this round only (the sets they read
+change every round) ``image`` (a load's image of a set) and ``elements`` (the part of an image
+one element contributes, keyed by the element's content: sets share most of their elements).
 
 Garbage (sets no node refers to any more, lists under construction, candidates that turned
 out equal to a set already interned) is reclaimed by :meth:`SetStore.compact`: the live sets
@@ -30,7 +31,7 @@ MAX_CACHE_SLOTS = 1 << 24
 MIN_SETS = 1 << 16
 
 
-def _pow2_at_least(k: int, low: int) -> int:
+def pow2_at_least(k: int, low: int) -> int:
     """The least power of two >= max(k, low) (low a power of two)."""
     return 1 << max(int(low).bit_length() - 1, (max(int(k), 1) - 1).bit_length())
 
@@ -61,6 +62,35 @@ class Memo:
         fill_bytes(self.vals, 0xFF)
 
 
+@dataclass
+class ElemMemo:
+    """A cache keyed by one element's content (kernels_cu/setstore.cuh ``ElemMemo``)."""
+
+    keys: cupy.ndarray
+    vals: cupy.ndarray
+    elem: cupy.ndarray
+    desc: cupy.ndarray
+
+    @classmethod
+    def make(cls, slots: int) -> "ElemMemo":
+        keys = cupy.empty(slots, cupy.uint64)
+        vals = cupy.empty(slots, cupy.uint64)
+        elem = cupy.empty(slots, cupy.uint32)
+        memo = cls(keys, vals, elem, descriptor(keys, vals, elem, slots - 1))
+        memo.clear()
+        return memo
+
+    @property
+    def slots(self) -> int:
+        return int(self.keys.size)
+
+    def clear(self) -> None:
+        """Forget everything: three memsets."""
+        fill_bytes(self.keys, 0xFF)
+        fill_bytes(self.vals, 0xFF)
+        fill_bytes(self.elem, 0xFF)
+
+
 class SetStore:
     """Set table, intern table and memo caches of one solve.
 
@@ -79,15 +109,16 @@ class SetStore:
         self.pool = pool
         self.compactions = 0
         self.sets_made = 0          # set ids handed out before the last compaction
-        self._alloc(_pow2_at_least(capacity, MIN_SETS))
+        self._alloc(pow2_at_least(capacity, MIN_SETS))
         self.start[0] = 0xFFFFFFFF   # sid 0: the empty set
         self.nelem[0] = 0
         self.nbits[0] = 0
         self.hash[0] = 0
         pool.ctl[CTL_NSETS] = 1
         self.update, self.shift, self.image = (
-            Memo.make(min(MAX_CACHE_SLOTS, _pow2_at_least(k, MIN_CACHE_SLOTS)))
+            Memo.make(min(MAX_CACHE_SLOTS, pow2_at_least(k, MIN_CACHE_SLOTS)))
             for k in (update_slots, shift_slots, image_slots))
+        self.elements = ElemMemo.make(min(MAX_CACHE_SLOTS, pow2_at_least(2 * image_slots, MIN_CACHE_SLOTS)))
 
     def _alloc(self, cap: int) -> None:
         self.cap = int(cap)
@@ -102,7 +133,7 @@ class SetStore:
 
     @property
     def nbytes(self) -> int:
-        caches = sum(2 * 8 * m.slots for m in (self.update, self.shift, self.image))
+        caches = sum(2 * 8 * m.slots for m in (self.update, self.shift, self.image)) + 20 * self.elements.slots
         return self.cap * (4 + 4 + 4 + 8 + 16) + caches
 
     def clear_caches(self) -> None:
@@ -120,7 +151,7 @@ class SetStore:
         """A set table of at least twice the ids in use (``nsets``; sids past the old capacity
         were never written), with the intern table rebuilt from the stored hashes."""
         old, used = (self.start, self.nelem, self.nbits, self.hash), min(int(nsets), self.cap)
-        self._alloc(_pow2_at_least(2 * max(int(nsets), self.cap), MIN_SETS))
+        self._alloc(pow2_at_least(2 * max(int(nsets), self.cap), MIN_SETS))
         for new, was in zip((self.start, self.nelem, self.nbits, self.hash), old):
             new[:used] = was[:used]
         self.pool.ctl[CTL_NSETS] = used
@@ -178,7 +209,7 @@ class SetStore:
                               f"elements ({live_elems * 128 / 2**30:.1f} GiB) and room for "
                               f"{want_free:,} more") from None
         old_desc, old_arrays = self.desc, (self.start, self.nelem, self.nbits, self.hash)
-        self._alloc(_pow2_at_least(2 * live_sets, MIN_SETS))
+        self._alloc(pow2_at_least(2 * live_sets, MIN_SETS))
         # words, the new set table: every live set at its new place under its new sid
         f("move_sets")(grid, (BLOCK,), (np.uint64(nsets), live, sprefix, at, old_desc, self.desc,
                                         self.pool.words, words))

@@ -16,7 +16,7 @@ from constraints.model import ConstraintSet
 
 from ...solution import Solution, SolveStats
 from .device import (CTL_DELTA_BITS, CTL_MEMO_CLAIMS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS, CTL_OVF,
-                     CTL_TOP, CTL_UNIONS, NIL, device_name)
+                     CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name)
 from .graph import DeviceGraph
 from .lists import insert_pairs
 from .options import GpuOptions
@@ -78,7 +78,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
     store = SetStore(pool, capacity=2 * g.n_work, update_slots=4 * g.n_work,
                      shift_slots=2 * int(cs.gep_dst.size), image_slots=4 * n_loads)
     timer = Timer(opt.timing)
-    rnd = Round(g, pool, store, timer)
+    rnd = Round(g, pool, store, timer, table_slots=4 * int(cs.store_dst.size))
     t_graph = time.perf_counter()
 
     # the initial sets: x = &y gives y in the list of x; interned into Pn, Dn, then committed
@@ -112,16 +112,19 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
     iterations, retries, delta_bits, hits, misses, unions = 0, 0, 0, 0, 0, 0
     room_made: dict[str, int] = {}
     trace: list[dict] = []
-    while counts.nchg or counts.n_e:
+    while counts.nchg:
         if opt.max_iterations is not None and iterations >= opt.max_iterations:
             raise RuntimeError(f"gpu solver did not converge in {opt.max_iterations} rounds")
         iterations += 1
         top_before = counts.top
         while True:
-            rnd.launch(counts)
+            rnd.launch_first(counts)
             c = read_ctl()
             if not c[CTL_OVF]:
-                break
+                rnd.launch_second(counts, c)
+                c = read_ctl()
+                if not c[CTL_OVF]:
+                    break
             retries += 1
             what = rnd.make_room(c, counts, top_before, min_cap)
             room_made[what] = room_made.get(what, 0) + 1
@@ -134,17 +137,14 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         unions += int(c[CTL_UNIONS])
         new = Counts.read(c)
         if opt.trace:
-            trace.append(dict(changed=counts.nchg, carried=counts.n_e, pairs_bound=counts.n_e + counts.next_c +
-                              counts.load_live, store_pairs_bound=counts.next_g, next_changed=new.nchg,
-                              pool_top=new.top, sets=new.nsets))
+            trace.append(dict(changed=counts.nchg, pairs_bound=rnd.c_cap, store_pairs_bound=rnd.bound_g,
+                              next_changed=new.nchg, pool_top=new.top, sets=new.nsets))
         counts = new
         rnd.advance()
         if store.caches_full(int(c[CTL_MEMO_CLAIMS])):
             store.clear_caches()
         if counts.top > opt.compact_fill * pool.cap:
-            roots, pair_roots = rnd.roots()
-            _, live = store.compact(roots, [r[:counts.n_e] for r in pair_roots], counts.nsets, min_cap,
-                                    want_free=max(counts.top // 2, min_cap // 2))
+            store.compact(rnd.roots(), [], counts.nsets, min_cap, want_free=max(counts.top // 2, min_cap // 2))
             c = read_ctl()
             counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
 
@@ -174,6 +174,8 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
                  round_retries=retries, representatives=g.n_work)
     if room_made:
         notes["room_made"] = room_made
+    if PROFILE:
+        notes["profile"] = dict(zip(PROFILE_SLOTS, (int(v) for v in c[32:32 + len(PROFILE_SLOTS)])))
     if opt.trace:
         notes["trace"] = trace
     sol.stats = SolveStats(backend="gpu", device=device_name(), iterations=iterations,

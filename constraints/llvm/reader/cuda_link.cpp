@@ -5,7 +5,7 @@
 //        LLVM cannot read an input or the result does not verify)
 //        cuda_link --triple FILE...   (each module's target triple, one line each)
 //
-// Built on first use by constraints/llvm/cuda.py (as read_bitcode is by inputs.py). The
+// Built by the install, as read_bitcode is (constraints/llvm/build_reader.py). The
 // device module is linked into the host module so that a host pointer reaches the kernel
 // parameters it is launched with. Every symbol of the device module keeps its name, and
 // its functions keep their blocks and instructions, so the stable instruction ids

@@ -1,32 +1,65 @@
 // extract: the constraints of a module, walked in LLVM's own objects.
 //
-// The fast path of constraints/llvm/extractor.py (the reference, which reads
-// the module's text): the same nodes in the same order, the same names,
-// file:line locations, constraint columns and statistics. Every rule here
-// mirrors one of the extractor's; where the extractor's result depends on how
-// the text happens to be printed (which of its parsers reads an instruction,
-// and so the order in which nodes are created), the printed form is
-// reproduced. Whatever this file does not reproduce exactly makes
-// extractConstraints() return false with the reason; read_bitcode then prints
-// the text and the Python extractor reads it. tests/test_fast_extract.py checks
-// both agree on every program of tests/llvm; a change to a rule of
-// extractor.py needs the same change here.
+// The front end's one implementation of the rules (DESIGN.md, "The constraint
+// model"); constraints/llvm/fast_extract.py loads what it writes:
 //
-// Not covered (text path): aliases and ifuncs, unnamed globals and struct
-// types, non-zero address spaces, and a few printed forms the extractor reads
-// in ways not reproduced here (each unsupported() call says which).
+// * every global, alloca and allocation call site is a memory object with one
+//   field slot per scalar of its type (Types: nested structs flattened, arrays
+//   and vectors collapsed to one element); heap objects, whose type is
+//   unknown, get as many slots as the largest struct of the program, or, when
+//   the allocation size is a constant, as many as any of the program's types
+//   places in that many bytes (window(): 16 bytes hold at most two pointers,
+//   not 16 slots); a field past them lies outside the block;
+// * a function @f is an object whose slots are @f itself, its return slot
+//   @f#ret, one slot per parameter @f#argK and, when variadic, @f#va; a direct
+//   call copies actuals into the parameter slots (copied on to the formals)
+//   and the return slot back; an indirect call through fp is a gep to the slot
+//   then a store (arguments) or load (result), resolved while solving;
+// * getelementptr adds the flattened field offset of its struct indices;
+//   array indices (and the first, pointer-arithmetic index) keep the slot; a
+//   byte (i8) gep with a variable or non-zero offset may land on any later
+//   slot of the object and is modelled by Builder::smear, the sound
+//   over-approximation (a constant one into an object of known type lands on
+//   its slot);
+// * aggregate SSA values ({ptr, i64}, vectors) are one node holding all their
+//   pointers; extractvalue/insertvalue copy;
+// * pointers of every address space are pointers (addrspacecast copies);
+//   aliases are their aliasee, an ifunc the functions its resolver returns;
+// * integers and pointers (ptrtoint/inttoptr): an inttoptr whose integer can
+//   be traced (through arithmetic, phi, select, casts and loads: intSources)
+//   to ptrtoint values points anywhere inside those values' objects; when the
+//   trace reaches an integer of unknown origin (an argument, a call result),
+//   the result also points to every object whose address was ever turned into
+//   an integer and to the int-to-pointer object (ConstraintSet.int_to_pointer).
+//   Pointer-sized integers stored to memory that trace back to ptrtoint are
+//   stored as pointers too;
+// * exceptions: __cxa_throw/resume feed one exception node that every
+//   landingpad reads; va_start points the va_list at the function's @f#va
+//   slot, which receives every variadic actual;
+// * external functions follow the models of constraints/llvm/externals.py
+//   (handed over as a file, Models); one without a model is counted, and the
+//   functions it is given may be called back with what it was given.
 //
-// Node names and the extractor's "line" of a node (its location) come from
-// the printer's conventions: printedName() is the AsmWriter's quoting, unnamed
-// values are numbered as its SlotTracker numbers them, and a parameter's
-// "line" is the extractor's -1, which it reads as metadata !0
-// (firstMetadataLoc()).
+// Nodes are numbered in the order the rules make them; names are LLVM's as it
+// prints them (printedName(): the AsmWriter's quoting; unnamed values,
+// globals and struct types numbered as its SlotTracker and TypePrinting number
+// them), with file:line from the debug info. An instruction the rules do not
+// know is counted in the statistics, never dropped silently; a module holding
+// something they cannot read makes extractConstraints() return false with the
+// reason (unsupported()).
+//
+// The rules were first written in Python over the IR text and this file was
+// kept equal to them node for node: a few choices only that made (which of two
+// readings of an instruction comes first, and so the order of its nodes;
+// tokens of the printed form, loadStoreToken()) are still followed, so that
+// node ids stay what they were.
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/APInt.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DebugProgramInstruction.h"
@@ -34,6 +67,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/ModuleSlotTracker.h"
 #include "llvm/IR/Operator.h"
 #include "llvm/IR/TypeFinder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,6 +76,7 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -162,7 +197,8 @@ struct Models {
 };
 
 // --------------------------------------------------------------- builder
-// builder.Builder: nodes and constraint columns in creation order.
+// Nodes and constraint columns in creation order. An object is consecutive ids: slot 0 then
+// fields 1..k-1, field j of size k - j, so that gep offsets stay relative.
 struct Builder {
   std::vector<int8_t> kind;
   std::vector<int32_t> size;
@@ -228,6 +264,8 @@ struct Builder {
     gep(t, y, o);
     return t;
   }
+  // A node pointing to every slot at or after every slot y points to (t = y; u = t + 1;
+  // t = u): the sound model of an unknown offset.
   int smear(int y, const std::string &name) {
     int t = node(name);
     int u = node(name + "+1");
@@ -260,8 +298,7 @@ std::string printedName(StringRef name) {
 }
 
 // ------------------------------------------------------------------ types
-// types.TypeTable over llvm::Type (literal types are uniqued structurally and
-// identified structs by name, as the extractor's parsed types are).
+// Field slots and byte layout of llvm::Type (memoized: types are uniqued by LLVM).
 struct Types {
   DenseMap<Type *, int> slotsMemo;
   std::unordered_map<Type *, std::vector<int>> prefixMemo;  // node-based: references stay valid
@@ -285,14 +322,47 @@ struct Types {
     return (long)cast<VectorType>(t)->getElementCount().getKnownMinValue();
   }
 
+  DenseMap<StructType *, unsigned> numbers;  // unnamed identified structs, as the printer numbers them
+
+  // The type as the printer writes it (a named struct by its name, an unnamed one by its number).
   const std::string &text(Type *t) {
     auto it = textMemo.find(t);
     if (it != textMemo.end())
       return it->second;
     std::string s;
-    raw_string_ostream os(s);
-    t->print(os, false, /*NoDetails=*/true);  // a named struct's name, not its body
-    os.flush();
+    if (auto *st = dyn_cast<StructType>(t)) {
+      if (!st->isLiteral()) {
+        s = "%" + (st->hasName() ? printedName(st->getName()) : std::to_string(numbers.lookup(st)));
+      } else {
+        s = st->isPacked() ? "<" : "";
+        if (st->getNumElements() == 0) {
+          s += "{}";
+        } else {
+          s += "{ ";
+          for (unsigned k = 0; k < st->getNumElements(); ++k)
+            s += (k ? ", " : "") + text(st->getElementType(k));
+          s += " }";
+        }
+        if (st->isPacked())
+          s += ">";
+      }
+    } else if (auto *a = dyn_cast<ArrayType>(t)) {
+      s = "[" + std::to_string(a->getNumElements()) + " x " + text(a->getElementType()) + "]";
+    } else if (auto *v = dyn_cast<VectorType>(t)) {
+      s = std::string("<") + (isa<ScalableVectorType>(v) ? "vscale x " : "") +
+          std::to_string(v->getElementCount().getKnownMinValue()) + " x " + text(v->getElementType()) + ">";
+    } else if (auto *f = dyn_cast<FunctionType>(t)) {
+      s = text(f->getReturnType()) + " (";
+      for (unsigned k = 0; k < f->getNumParams(); ++k)
+        s += (k ? ", " : "") + text(f->getParamType(k));
+      if (f->isVarArg())
+        s += f->getNumParams() ? ", ..." : "...";
+      s += ")";
+    } else {
+      raw_string_ostream os(s);
+      t->print(os, false, /*NoDetails=*/true);
+      os.flush();
+    }
     return textMemo[t] = s;
   }
 
@@ -353,7 +423,7 @@ struct Types {
     }
   }
 
-  // types.TypeTable.size_align: the extractor's own x86-64 rules
+  // size and alignment by x86-64 rules of our own (not the module's data layout)
   std::pair<long, long> sizeAlign(Type *t) {
     auto it = layoutMemo.find(t);
     if (it != layoutMemo.end())
@@ -441,12 +511,25 @@ struct Types {
     }
     return off == 0 ? 0 : -1;
   }
+
+  // byteToSlot of an offset past 64 bits: inside no struct field, and in an
+  // array the same slot as its remainder
+  long byteToSlot(Type *t, const APInt &off) {
+    if (off.isNegative() || !isSeq(t))
+      return -1;
+    long es = sizeAlign(elem(t)).first;
+    return es > 0 ? byteToSlot(elem(t), (long)off.urem((uint64_t)es)) : -1;
+  }
 };
 
-// An index or constant operand as the extractor's value parser sees it.
+// An index or constant operand:
+// ``big`` for a constant past 64 bits (``k`` is then 0, ``c`` the constant).
 struct IntKey {
   bool isConst = false;
   long k = 0;
+  bool big = false;
+  const ConstantInt *c = nullptr;
+  bool isZero() const { return isConst && !big && k == 0; }
 };
 
 struct FuncInfo {
@@ -480,7 +563,6 @@ private:
   DenseMap<const Metadata *, int> mdLocMemo;
   DenseMap<std::pair<const Metadata *, unsigned>, int> lineMemo;  // DILocations differing only in column
   std::unordered_map<const Metadata *, std::string> mdFileMemo;  // node-based: references stay valid
-  int slot0Loc = 0;
   const DILocation *lastDL = nullptr;
   int lastDLId = 0;
 
@@ -495,6 +577,7 @@ private:
   DenseMap<const Function *, int> funcIndex;
   DenseMap<const GlobalVariable *, int> globalObj, globalVal;
   DenseMap<const Function *, int> funcAddr;
+  DenseMap<const GlobalValue *, int> aliasNode;  // aliases and ifuncs
   std::unordered_map<std::string, int> constCache;      // structural key -> node (-1: none)
   std::unordered_map<const Constant *, std::string> constKeyMemo;  // node-based: references stay valid
   std::unordered_map<std::string, int> staticObjs;
@@ -502,8 +585,8 @@ private:
 
   // statistics
   long instructions = 0;
-  std::vector<std::pair<std::string, long>> unmodelled;
-  std::unordered_map<std::string, size_t> unmodelledIndex;
+  std::vector<std::pair<std::string, long>> unmodelled, unknown;
+  std::unordered_map<std::string, size_t> unmodelledIndex, unknownIndex;
   std::vector<long> opcodeCounts = std::vector<long>(Instruction::OtherOpsEnd, 0);
   std::vector<unsigned> opcodeOrder;  // opcodes in the order first seen
   long inlineAsm = 0, definedCount = 0, declaredCount = 0, globalCount = 0;
@@ -520,13 +603,13 @@ private:
   DenseMap<Type *, uint8_t> tokenMemo;  // see loadStoreToken
   bool loadStoreToken(Type *t);
   bool gepToken(Type *t);
-  const Instruction *lastHandled = nullptr;  // the extractor's "current line" once the body is read
+  const Instruction *lastHandled = nullptr;  // where nodes made after the body are located
   struct IntSources {
     std::vector<int> nodes;
     bool arith = false, opaque = false;
   };
   DenseMap<const Value *, IntSources> intMemo;
-  std::vector<std::function<void()>> pending;  // integer tracing, after the body (_Function.pending_int)
+  std::vector<std::function<void()>> pending;  // integer tracing, once the body is read
   int i2pObj = -1, esc = -1;
 
   // ---- locations
@@ -543,9 +626,7 @@ private:
   int lineLocation(const DILocation *l);
   int curLoc() {
     if (cur == nullptr)
-      return slot0Loc;  // a parameter: the extractor's "line" -1 reads as metadata !0
-    if (isa<LandingPadInst>(cur))
-      return 0;  // its !dbg is printed after its clauses, on a line the extractor does not read
+      return fn->loc;  // a parameter: its function's line
     const DILocation *l = cur->getDebugLoc().get();
     if (l != lastDL) {  // consecutive instructions mostly share one
       lastDL = l;
@@ -553,7 +634,6 @@ private:
     }
     return lastDLId;
   }
-  int firstMetadataLoc();
 
   // ---- values
   std::string localName(const Value *v) {
@@ -562,9 +642,10 @@ private:
     return out;
   }
   void appendLocalName(std::string &out, const Value *v);
+  DenseMap<const GlobalValue *, unsigned> globalSlots;  // unnamed globals, as the printer numbers them
   std::string globalName(const GlobalValue *g) {
     if (!g->hasName())
-      unsupported("unnamed global");
+      return std::to_string(globalSlots.lookup(g));
     return printedName(g->getName());
   }
   int local(const Value *v) {
@@ -580,10 +661,18 @@ private:
     return n;
   }
   static bool isLocal(const Value *v) { return isa<Instruction>(v) || isa<Argument>(v); }
-  bool isVal(const Value *v) {  // printed as a plain %x or @x
-    if (isa<GlobalAlias>(v) || isa<GlobalIFunc>(v))
-      unsupported("alias");
-    return isLocal(v) || isa<GlobalValue>(v);
+  bool isVal(const Value *v) { return isLocal(v) || isa<GlobalValue>(v); }  // printed as a plain %x or @x
+  // a pointer operand printed "ptr %x" (address space 0, not a vector)
+  static bool plainPtr(const Value *v) { return v->getType()->isPointerTy() && v->getType()->getPointerAddressSpace() == 0; }
+  // dso_local_equivalent @f and no_cfi @f are @f; ptrauth (ptr @f, ...) is its pointer
+  static const Value *unwrapped(const Value *v) {
+    if (auto *e = dyn_cast<DSOLocalEquivalent>(v))
+      return e->getGlobalValue();
+    if (auto *e = dyn_cast<NoCFIValue>(v))
+      return e->getGlobalValue();
+    if (auto *e = dyn_cast<ConstantPtrAuth>(v))
+      return unwrapped(e->getPointer());
+    return v;
   }
   int globalNode(const GlobalValue *g);
   int nodeOf(const Value *v);
@@ -592,12 +681,16 @@ private:
   const std::string &constKey(const Constant *c);
   IntKey intKey(const Value *v) {
     if (auto *ci = dyn_cast<ConstantInt>(v)) {
-      if (ci->getBitWidth() > 64)
-        unsupported("integer wider than 64 bits");
-      return {true, ci->getBitWidth() == 1 ? (long)ci->getZExtValue() : (long)ci->getSExtValue()};
+      if (ci->getBitWidth() == 1)
+        return {true, (long)ci->getZExtValue()};
+      if (ci->getValue().getSignificantBits() > 64)
+        return {true, 0, true, ci};
+      return {true, (long)ci->getSExtValue()};
     }
     return {};
   }
+  // the slot of byte offset ``k`` in an object of type ``t`` (-1: none)
+  long byteSlot(Type *t, const IntKey &k) { return k.big ? T.byteToSlot(t, k.c->getValue()) : T.byteToSlot(t, k.k); }
 
   // ---- layout
   std::pair<long, bool> gepPlan(Type *ty, ArrayRef<IntKey> idx);
@@ -669,7 +762,7 @@ private:
   void storeIntLater(const Value *p, const Value *v) {
     pending.push_back([this, p, v] { storeInts(p, v, fn->name + ":%" + localName(v) + ".any"); });
   }
-  void intExchange(const Value *p, const Value *v) {  // _Function._int_exchange
+  void intExchange(const Value *p, const Value *v) {  // an atomic exchange of a pointer-sized integer
     pending.push_back([this, p, v] {
       int dst = nodeOf(p);
       if (dst < 0 || !isLocal(v))
@@ -680,7 +773,7 @@ private:
     });
   }
   // I = *ptr; *ptr = val for an atomic exchange (cmpxchg's new value, atomicrmw's operand);
-  // nothing unless val's type can hold a pointer. _Function._swap
+  // nothing unless val's type can hold a pointer.
   void swap(const Instruction &I, const Value *ptr, const Value *val) {
     if (!T.hasPtr(val->getType()))
       return;
@@ -716,10 +809,37 @@ private:
       v.emplace_back(key, 0);
     v[it->second].second += 1;
   }
+
+  // ---- access sites (the alias facts' instructions; "access sites" below)
+public:
+  bool recordSites = false;
+  void writeSites(raw_ostream &out);
+
+private:
+  struct SiteTable {
+    std::vector<int32_t> index, width, fp, result, indptr{0}, nodes;
+    std::vector<int8_t> kind, cls;
+    std::string strings;  // function, block, location, pointer, callee of each site, '\0' after each
+    std::vector<std::pair<std::string, int8_t>> functionClass;
+  } sites;
+  std::vector<Type *> allocaLiterals;  // literal struct types of allocas (and arrays of them)
+  bool allocaLiteralsFound = false;
+  std::unordered_map<long, int> siteWindowMemo;
+  std::unique_ptr<ModuleSlotTracker> slotTracker;  // for printing constant operands
+  void sitesOf(FuncInfo &fi);
+  void site(int kind, const std::string &block, int index, const Instruction &I, const std::string &pointer,
+            const std::vector<int> &nodes, int width, int cls = -1, const std::string &callee = "", int fp = -1,
+            int result = -1);
+  int siteNode(const Value *v);
+  int siteWindow(long nbytes);
+  int siteWidth(Type *t) { return std::max(T.nSlots(t), siteWindow(std::max(1L, T.sizeAlign(t).first))); }
+  std::string operandToken(const Value *v);
+  std::string valueText(const Value *v);
+  int calleeClass(const Function *f);
 };
 
 // ------------------------------------------------------------ locations
-// extractor._md_file: the file of a DIFile, else of the node's file, else of its scope
+// The file of a DIFile, else of the node's file, else of its scope
 const std::string &Extractor::mdFile(const Metadata *md, int depth) {
   auto it = mdFileMemo.find(md);
   if (it != mdFileMemo.end())
@@ -737,10 +857,12 @@ const std::string &Extractor::mdFile(const Metadata *md, int depth) {
       file = s->getRawFile();
       if (!isa<DICompileUnit>(s))
         scope = s->getScope();
-    } else if (isa<DINamespace>(s)) {
+    } else if (auto *cb = dyn_cast<DICommonBlock>(s)) {
+      file = cb->getRawFile();
+      scope = cb->getRawScope();
+    } else {  // a namespace (no file), a module
+      file = s->getRawFile();
       scope = s->getScope();
-    } else {
-      unsupported("metadata scope kind");
     }
   } else if (auto *v = dyn_cast<DIVariable>(md)) {
     file = v->getRawFile();
@@ -748,9 +870,10 @@ const std::string &Extractor::mdFile(const Metadata *md, int depth) {
   } else if (auto *l = dyn_cast<DILabel>(md)) {
     file = l->getRawFile();
     scope = l->getRawScope();
-  } else if (!isa<MDTuple>(md)) {
-    unsupported("metadata kind");
-  }
+  } else if (auto *e = dyn_cast<DIImportedEntity>(md)) {
+    file = e->getRawFile();
+    scope = e->getRawScope();
+  }  // anything else (a tuple, an expression) names no file
   if (out.empty() && file != nullptr)
     out = mdFile(file, depth + 1);
   else if (out.empty() && scope != nullptr && depth < 50)
@@ -768,7 +891,7 @@ int Extractor::lineLocation(const DILocation *l) {
   return hit;
 }
 
-// extractor.md_location: "file:line" of a location, variable, subprogram, ...
+// "file:line" of a location, variable, subprogram, ...
 int Extractor::mdLocation(const Metadata *md) {
   auto it = mdLocMemo.find(md);
   if (it != mdLocMemo.end())
@@ -788,30 +911,16 @@ int Extractor::mdLocation(const Metadata *md) {
       line = b->getLine();
     else if (auto *lb = dyn_cast<DILabel>(md))
       line = lb->getLine();
-    else if (!isa<DICompileUnit>(md) && !isa<MDTuple>(md) && !isa<DIFile>(md))
-      unsupported("metadata location kind");
+    else if (auto *ty = dyn_cast<DIType>(md))
+      line = ty->getLine();
+    else if (auto *e = dyn_cast<DIImportedEntity>(md))
+      line = e->getLine();
     if (line != 0) {
       const std::string &f = mdFile(md, 0);
       id = intern((f.empty() ? std::string("?") : f) + ":" + std::to_string(line));
     }
   }
   return mdLocMemo[md] = id;
-}
-
-// The node the printer numbers !0: the first attachment of the first global
-// variable that has one, else the first operand of the first named metadata.
-int Extractor::firstMetadataLoc() {
-  SmallVector<std::pair<unsigned, MDNode *>, 4> mds;
-  for (GlobalVariable &g : M.globals()) {
-    mds.clear();
-    g.getAllMetadata(mds);
-    if (!mds.empty())
-      return mdLocation(mds.front().second);
-  }
-  for (NamedMDNode &nmd : M.named_metadata())
-    if (nmd.getNumOperands() > 0)
-      return mdLocation(nmd.getOperand(0));
-  return 0;
 }
 
 // --------------------------------------------------------------- values
@@ -841,11 +950,32 @@ int Extractor::globalNode(const GlobalValue *g) {
     B.addr(node, funcList[funcIndex.lookup(f)].obj);
     return funcAddr[f] = node;
   }
-  unsupported("alias or ifunc");
+  // an alias or ifunc: a value holding what its aliasee holds (an ifunc: the
+  // functions its resolver returns), made where it is first used
+  auto it = aliasNode.find(g);
+  if (it != aliasNode.end())
+    return it->second;
+  int node = B.node("@" + globalName(g));
+  aliasNode[g] = node;
+  const Constant *target = nullptr;
+  if (auto *a = dyn_cast<GlobalAlias>(g)) {
+    target = a->getAliasee();
+  } else {
+    target = cast<GlobalIFunc>(g)->getResolver();
+    if (auto *f = dyn_cast<Function>(target)) {
+      B.copy(node, funcList[funcIndex.lookup(f)].obj + 1);
+      return node;
+    }
+  }
+  int src = target ? nodeOf(target) : -1;
+  if (src >= 0)
+    B.copy(node, src);
+  return node;
 }
 
-// _Function.node_of: -1 where the value holds no pointer
+// The node of a value: -1 where it holds no pointer
 int Extractor::nodeOf(const Value *v) {
+  v = unwrapped(v);
   if (isLocal(v))
     return local(v);
   if (auto *g = dyn_cast<GlobalValue>(v))
@@ -869,13 +999,13 @@ const std::string &Extractor::constKey(const Constant *c) {
   if (it != constKeyMemo.end())
     return it->second;
   std::string k;
-  if (auto *g = dyn_cast<GlobalValue>(c)) {
-    if (!isa<GlobalVariable>(g) && !isa<Function>(g))
-      unsupported("alias or ifunc");
+  if (unwrapped(c) != c) {
+    k = constKey(cast<Constant>(unwrapped(c)));
+  } else if (auto *g = dyn_cast<GlobalValue>(c)) {
     k = "@" + globalName(g);
   } else if (auto *ci = dyn_cast<ConstantInt>(c)) {
     IntKey ik = intKey(ci);
-    k = "i" + std::to_string(ik.k);
+    k = "i" + (ik.big ? toString(ci->getValue(), 10, /*Signed=*/true) : std::to_string(ik.k));
   } else if (isa<ConstantPointerNull>(c) || isa<UndefValue>(c) || isa<ConstantFP>(c) ||
              isa<ConstantAggregateZero>(c) || isa<ConstantTokenNone>(c) || isa<ConstantTargetNone>(c) ||
              isa<BlockAddress>(c) || (isa<ConstantDataSequential>(c) && !T.hasPtr(c->getType()))) {
@@ -915,8 +1045,10 @@ int Extractor::constNode(const Constant *c) {
   return node;
 }
 
-// extractor._build_const
+// The node of a constant (constNode() shares one between equal keys)
 int Extractor::buildConst(const Constant *c) {
+  if (unwrapped(c) != c)
+    return nodeOf(unwrapped(c));
   if (auto *g = dyn_cast<GlobalValue>(c))
     return globalNode(g);
   if (isa<ConstantAggregate>(c)) {
@@ -949,7 +1081,7 @@ int Extractor::buildConst(const Constant *c) {
     if (auto *gv = dyn_cast<GlobalVariable>(baseV)) {
       Type *st = gep->getSourceElementType();
       if (st->isIntegerTy(8) && idx.size() == 1 && idx[0].isConst) {
-        long slot = T.byteToSlot(gv->getValueType(), idx[0].k);
+        long slot = byteSlot(gv->getValueType(), idx[0]);
         if (slot >= 0)
           return B.offset(base, slot, "cexpr");
       }
@@ -969,7 +1101,7 @@ int Extractor::buildConst(const Constant *c) {
   return -1;  // other casts and integer expressions hold no pointer in a pointer context
 }
 
-// ModuleExtractor._const_int_sources: where a constant integer's pointers come from
+// Where a constant integer's pointers come from
 Extractor::IntSources Extractor::constIntSources(const Value *v) {
   if (isa<ConstantInt>(v) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantFP>(v) ||
       isa<ConstantAggregateZero>(v) || isa<ConstantTokenNone>(v) || isa<BlockAddress>(v) ||
@@ -1001,7 +1133,7 @@ Extractor::IntSources Extractor::constIntSources(const Value *v) {
   return r;
 }
 
-// _Function.int_sources: trace a local integer back to the pointers it came from
+// Trace a local integer back to the pointers it came from
 Extractor::IntSources Extractor::intSources(const Value *v) {
   auto hit = intMemo.find(v);
   if (hit != intMemo.end())
@@ -1051,16 +1183,7 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
       if (isLocal(I->getOperand(0)))
         r = intSources(I->getOperand(0));
       break;
-    case Instruction::AtomicRMW: {
-      auto k = cast<AtomicRMWInst>(I)->getOperation();
-      if (k != AtomicRMWInst::Xchg && k != AtomicRMWInst::Add && k != AtomicRMWInst::Sub &&
-          k != AtomicRMWInst::And && k != AtomicRMWInst::Or && k != AtomicRMWInst::Xor &&
-          k != AtomicRMWInst::Nand && k != AtomicRMWInst::Max && k != AtomicRMWInst::Min &&
-          k != AtomicRMWInst::UMax && k != AtomicRMWInst::UMin)
-        unsupported("atomicrmw operation in integer tracing");
-      [[fallthrough]];
-    }
-    case Instruction::Load: case Instruction::AtomicCmpXchg: {
+    case Instruction::Load: case Instruction::AtomicRMW: case Instruction::AtomicCmpXchg: {
       const Value *p = op == Instruction::Load ? cast<LoadInst>(I)->getPointerOperand() : I->getOperand(0);
       int src = nodeOf(p);
       r = IntSources{};
@@ -1079,7 +1202,7 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
   return r;
 }
 
-// _Function._store_int / _int_exchange: a pointer-sized integer stored to ``ptr``,
+// A pointer-sized integer stored to ``ptr``,
 // stored as the pointers it traces back to
 void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name) {
   IntSources s = intSources(v);
@@ -1092,11 +1215,12 @@ void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &n
     B.store(dst, s.arith ? B.smear(n, name) : n);
 }
 
-// ModuleExtractor.gep_plan
+// (offset, smear) of getelementptr ty, base, idx: smear when the result may be any
+// slot at or after base + offset
 std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
   if (auto *it = dyn_cast<IntegerType>(ty)) {
     if (idx.size() <= 1) {
-      if (idx.empty() || (idx[0].isConst && idx[0].k == 0))
+      if (idx.empty() || idx[0].isZero())
         return {0, false};
       return {0, it->getBitWidth() == 8 || it->getBitWidth() == 1};
     }
@@ -1108,7 +1232,7 @@ std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
       if (!idx[j].isConst)
         return {off, true};
       auto *s = cast<StructType>(t);
-      if (idx[j].k < 0 || idx[j].k >= (long)s->getNumElements())
+      if (idx[j].big || idx[j].k < 0 || idx[j].k >= (long)s->getNumElements())
         unsupported("struct index out of range");
       off += T.fieldPrefix(t)[idx[j].k];
       t = s->getElementType((unsigned)idx[j].k);
@@ -1121,7 +1245,7 @@ std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
   return {off, false};
 }
 
-// ModuleExtractor.window: most slots of any named struct or global type inside nbytes bytes
+// How many slots nbytes bytes may touch: the most of any named struct or global type
 int Extractor::window(long nbytes) {
   if (nbytes <= 0)
     return maxSlots;
@@ -1159,7 +1283,8 @@ int Extractor::window(long nbytes) {
   return windowMemo[nbytes] = (int)w;
 }
 
-// ModuleExtractor.static_obj (with _record_slots)
+// The library-owned object of a callee (getenv's string, getpwnam's struct): a C record
+// of externals.STATIC_RECORDS takes the program's own struct's slots
 int Extractor::staticObj(const std::string &key) {
   auto it = staticObjs.find(key);
   if (it != staticObjs.end())
@@ -1188,7 +1313,7 @@ int Extractor::staticObj(const std::string &key) {
   return staticObjs[key] = o;
 }
 
-// ModuleExtractor.indirect_call
+// A call through fp: store each actual into its slot, load the return slot
 void Extractor::indirectCall(int fp, const std::vector<int> &args, int result, int nfixed,
                              const std::string &name) {
   for (size_t k = 0; k < args.size(); ++k) {
@@ -1208,23 +1333,32 @@ void Extractor::indirectCall(int fp, const std::vector<int> &args, int result, i
 
 // ---------------------------------------------------------------- passes
 void Extractor::declare() {
-  if (!M.alias_empty() || !M.ifunc_empty())
-    unsupported("aliases or ifuncs");
+  unsigned unnamed = 0;  // numbered as SlotTracker::processModule numbers them
+  for (GlobalVariable &g : M.globals())
+    if (!g.hasName())
+      globalSlots[&g] = unnamed++;
+  for (GlobalAlias &a : M.aliases())
+    if (!a.hasName())
+      globalSlots[&a] = unnamed++;
+  for (GlobalIFunc &i : M.ifuncs())
+    if (!i.hasName())
+      globalSlots[&i] = unnamed++;
+  for (Function &f : M)
+    if (!f.hasName())
+      globalSlots[&f] = unnamed++;
   TypeFinder finder;
   finder.run(M, false);
+  unsigned numbered = 0;  // and TypePrinting::incorporateTypes its unnamed struct types
   for (StructType *s : finder) {
     if (s->isLiteral())
       continue;  // the printer names only identified structs
     if (!s->hasName())
-      unsupported("unnamed struct type");
+      T.numbers[s] = numbered++;
     namedTypes.push_back(s);
     if (!s->isOpaque())
       maxSlots = std::max(maxSlots, T.nSlots(s));
   }
-  slot0Loc = firstMetadataLoc();
   for (GlobalVariable &g : M.globals()) {
-    if (g.getAddressSpace() != 0)
-      unsupported("address space");
     std::string name = globalName(&g);
     MDNode *dbg = g.getMetadata(LLVMContext::MD_dbg);
     int l = dbg ? mdLocation(dbg) : 0;
@@ -1240,7 +1374,7 @@ void Extractor::declare() {
     FuncInfo fi{&f, globalName(&f), {}, f.isVarArg(), !f.isDeclaration()};
     for (Argument &a : f.args())
       fi.params.push_back(a.getType());
-    // a declaration prints its attachments before its name, where the extractor does not look
+    // a declaration's attachment is not its definition's place: no location
     MDNode *dbg = fi.defined ? f.getMetadata(LLVMContext::MD_dbg) : nullptr;
     fi.loc = dbg ? mdLocation(dbg) : 0;
     funcIndex[&f] = (int)funcList.size();
@@ -1257,57 +1391,29 @@ void Extractor::declare() {
   }
 }
 
-// What the extractor finds by scanning the whole text before pass 2: the
-// literal types its gep pattern matches (they bound heap objects), and
-// ptrtoint/inttoptr constants (not covered here).
+// The literal struct types geps index ({ ptr, ptr }) lay out memory too: they
+// bound heap objects' and copies' slots with the named ones.
 void Extractor::prescan() {
-  auto braces = [&](auto &self, Type *t) -> int {  // deepest brace nesting of the printed type
-    if (auto *s = dyn_cast<StructType>(t)) {
-      if (!s->isLiteral())
-        return 0;
-      int d = 0;
-      for (Type *f : s->elements())
-        d = std::max(d, self(self, f));
-      return d + 1;
-    }
-    if (Types::isSeq(t))
-      return self(self, Types::elem(t));
-    return 0;
-  };
+  DenseSet<Type *> seen;
   for (Function &f : M)
     for (BasicBlock &bb : f)
-      for (Instruction &I : bb) {
-        for (const Use &u : I.operands())
-          if (auto *c = dyn_cast<Constant>(u.get()))
-            if (!isa<GlobalValue>(c))
-              constKey(c);
-        auto *gep = dyn_cast<GetElementPtrInst>(&I);
-        if (gep == nullptr)
-          continue;
-        if (gep->getPointerOperandType()->isVectorTy())
-          unsupported("vector getelementptr");
-        Type *st = gep->getSourceElementType();
-        bool literal = false;
-        if (auto *s = dyn_cast<StructType>(st))
-          literal = s->isLiteral() && braces(braces, st) <= 2;
-        else if (auto *a = dyn_cast<ArrayType>(st))
-          literal = !isa<ArrayType>(a->getElementType()) && braces(braces, a->getElementType()) == 0;
-        if (literal) {
-          globalTypes.push_back(st);
-          maxSlots = std::max(maxSlots, T.nSlots(st));
+      for (Instruction &I : bb)
+        if (auto *gep = dyn_cast<GetElementPtrInst>(&I)) {
+          auto *st = dyn_cast<StructType>(gep->getSourceElementType());
+          if (st != nullptr && st->isLiteral() && seen.insert(st).second) {
+            globalTypes.push_back(st);
+            maxSlots = std::max(maxSlots, T.nSlots(st));
+          }
         }
-      }
-  for (GlobalVariable &g : M.globals())
-    if (g.hasInitializer())
-      constKey(g.getInitializer());
 }
 
-// ModuleExtractor._init: initializer v of type ty placed at obj + slot
+// Initializer v of type ty placed at obj + slot
 void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
   if (!T.hasPtr(ty) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantAggregateZero>(v) ||
       isa<ConstantDataSequential>(v) || isa<ConstantTokenNone>(v) || isa<ConstantFP>(v) || isa<BlockAddress>(v))
     return;
   if (ty->isPointerTy()) {
+    v = cast<Constant>(unwrapped(v));
     if (auto *gv = dyn_cast<GlobalVariable>(v)) {
       B.addr(obj + slot, globalObj.lookup(gv));
     } else if (auto *f = dyn_cast<Function>(v)) {
@@ -1336,9 +1442,9 @@ void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
   }
 }
 
-// The extractor's first scan of the text: every global whose address a
-// ptrtoint constant turns into an integer escapes, in the order the text
-// names them first (initializers, then function bodies).
+// Every global whose address a ptrtoint constant turns into an integer
+// escapes, wherever that constant is, in the order the module names them first
+// (initializers, aliases, then function bodies).
 void Extractor::ptrtointGlobals() {
   std::vector<const GlobalValue *> order;
   DenseSet<const Value *> seen;
@@ -1357,6 +1463,8 @@ void Extractor::ptrtointGlobals() {
   for (GlobalVariable &g : M.globals())
     if (g.hasInitializer())
       walk(g.getInitializer());
+  for (GlobalAlias &a : M.aliases())
+    walk(a.getAliasee());
   for (Function &f : M)
     for (BasicBlock &bb : f)
       for (Instruction &I : bb) {
@@ -1388,6 +1496,8 @@ void Extractor::run() {
   for (FuncInfo &fi : funcList)
     if (fi.defined) {
       runFunction(fi);
+      if (recordSites)
+        sitesOf(fi);
       if (progress == nullptr)
         continue;
       done += fi.f->getInstructionCount();
@@ -1442,7 +1552,7 @@ void Extractor::runFunction(FuncInfo &fi) {
         if (!rec.isDbgDeclare() || rec.hasArgList())
           continue;
         Value *v = rec.getVariableLocationOp(0);
-        if (v == nullptr || !isLocal(v) || !v->getType()->isPointerTy() || v->getType()->getPointerAddressSpace())
+        if (v == nullptr || !isLocal(v))
           continue;
         auto it = allocaObj.find(v);
         if (it != allocaObj.end() && rec.getRawVariable() != nullptr)
@@ -1456,8 +1566,10 @@ void Extractor::runFunction(FuncInfo &fi) {
     later();
 }
 
-// Whether a type prints as one token the load/store patterns accept
-// (``[^ ,{<\[]+``), or as a gep pattern's type (``[^,{<]+``).
+// Whether a type prints as one word without ",{<[" (loadStoreToken) or without
+// ",{<" (gepToken): loads, stores and geps of such types (with plain operands)
+// make their nodes in the order the first, text-reading rules did (see the
+// header), so that node ids stay what they were.
 bool Extractor::loadStoreToken(Type *t) {
   auto [it, fresh] = tokenMemo.try_emplace(t, 0);
   if (fresh) {
@@ -1478,18 +1590,11 @@ void Extractor::instruction(const Instruction &I) {
   const char *op = I.getOpcodeName();
   if (opcodeCounts[I.getOpcode()]++ == 0)
     opcodeOrder.push_back(I.getOpcode());
-  for (const Use &u : I.operands())
-    if (u->getType()->isPtrOrPtrVectorTy() && u->getType()->getPointerAddressSpace() != 0)
-      unsupported("address space");
-  if (I.getType()->isPtrOrPtrVectorTy() && I.getType()->getPointerAddressSpace() != 0)
-    unsupported("address space");
   const Instruction *before = lastHandled;
   lastHandled = &I;
   switch (I.getOpcode()) {
   case Instruction::Alloca: {
     auto &A = cast<AllocaInst>(I);
-    if (A.getAddressSpace() != 0)
-      unsupported("address space");
     Type *ty = A.getAllocatedType();
     int obj = B.obj("*" + fn->name + ":%" + localName(&I), T.nSlots(ty), OBJECT, curLoc());
     allocaObj[&I] = obj;
@@ -1616,15 +1721,15 @@ void Extractor::instruction(const Instruction &I) {
   if (I.isBinaryOp() || I.isUnaryOp() || isa<CmpInst>(I) || I.isCast() || I.isTerminator() || isa<FenceInst>(I) ||
       isa<CatchPadInst>(I) || isa<CleanupPadInst>(I))
     return;  // moves no pointer
-  unsupported(std::string("instruction ") + op);
+  count(unknown, unknownIndex, op);  // listed in the statistics, never dropped silently
 }
 
-// _Function.i_load: its pattern (a one-word type, a plain address) creates the
-// result's node before the address's; the general parser after.
+// A load: with a one-word type and a plain address the result's node comes
+// before the address's, else after (loadStoreToken()).
 void Extractor::iLoad(const LoadInst &I) {
   Type *ty = I.getType();
   const Value *p = I.getPointerOperand();
-  if (loadStoreToken(ty) && isVal(p)) {
+  if (loadStoreToken(ty) && isVal(p) && plainPtr(p)) {
     if (ty->isPointerTy()) {
       int dst = local(&I);
       B.load(dst, nodeOf(p));
@@ -1650,13 +1755,13 @@ void Extractor::iLoad(const LoadInst &I) {
     B.load(dst, B.offset(src, k, name + ".slot" + std::to_string(k)));
 }
 
-// _Function.i_store: the pattern reads the address first, the parser the value
+// A store: with one-word operands the address's node comes first, else the value's
 void Extractor::iStore(const StoreInst &I) {
   const Value *v = I.getValueOperand(), *p = I.getPointerOperand();
   Type *ty = v->getType();
   bool plainValue = isVal(v) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantInt>(v) ||
                     isa<ConstantAggregateZero>(v);
-  if (loadStoreToken(ty) && plainValue && isVal(p)) {
+  if (loadStoreToken(ty) && plainValue && isVal(p) && plainPtr(p)) {
     if (ty->isPointerTy()) {
       if (isVal(v)) {
         int dst = nodeOf(p);
@@ -1691,12 +1796,12 @@ void Extractor::iStore(const StoreInst &I) {
     B.store(B.offset(dst, k, fn->name + ".store.slot" + std::to_string(k)), val);
 }
 
-// _Function.i_gep
+// A getelementptr
 void Extractor::iGep(const GetElementPtrInst &I) {
   Type *st = I.getSourceElementType();
   const Value *baseV = I.getPointerOperand();
   SmallVector<IntKey, 4> idx;
-  bool plain = gepToken(st) && isVal(baseV);
+  bool plain = gepToken(st) && isVal(baseV) && plainPtr(baseV);
   for (const Use &u : I.indices()) {
     const Value *x = u.get();
     idx.push_back(intKey(x));
@@ -1721,7 +1826,7 @@ void Extractor::iGep(const GetElementPtrInst &I) {
       else if (auto *gv = dyn_cast<GlobalVariable>(baseV))
         known = gv->getValueType();
       if (known != nullptr && idx.size() == 1 && idx[0].isConst) {
-        long slot = T.byteToSlot(known, idx[0].k);
+        long slot = byteSlot(known, idx[0]);
         if (slot >= 0)
           off = slot, sm = false;
       }
@@ -1741,69 +1846,30 @@ void Extractor::iGep(const GetElementPtrInst &I) {
   B.copy(local(&I), node);
 }
 
-// Whether the return type that ends a call's text can hold a pointer
-// (extractor._ends_with_ptr_type, on the printed type).
-static bool endsWithPtrType(const std::string &text, bool namedHasPtr) {
-  if (StringRef(text).ends_with("ptr"))
-    return true;
-  if (text.empty())
-    return false;
-  char last = text.back();
-  if (last == '}' || last == ']' || last == '>') {
-    char opener = last == '}' ? '{' : last == ']' ? '[' : '<';
-    int depth = 0;
-    long k = (long)text.size() - 1;
-    for (; k >= 0; --k) {
-      if (text[k] == last)
-        ++depth;
-      else if (text[k] == opener && --depth == 0)
-        break;
-    }
-    if (last == '}' && k > 0 && text[k - 1] == '<')
-      --k;
-    return text.find("ptr", std::max(k, 0L)) != std::string::npos;
-  }
-  if (last == ')')
-    return text.substr(text.size() > 30 ? text.size() - 30 : 0).find("ptr addrspace(") != std::string::npos;
-  std::string word = text.substr(text.rfind(' ') == std::string::npos ? 0 : text.rfind(' ') + 1);
-  if (!word.empty() && word[0] == '%')
-    return namedHasPtr;
-  return word.find("ptr") != std::string::npos;
-}
-
-// _Function.i_call
+// A call, invoke or callbr: direct, indirect, or of an external (external())
 void Extractor::iCall(const CallBase &I) {
-  const Value *callee = I.getCalledOperand();
+  const Value *callee = unwrapped(I.getCalledOperand());
   if (isa<InlineAsm>(callee)) {
     ++inlineAsm;
     return;
   }
-  if (!isLocal(callee) && !isa<Function>(callee) && !isa<GlobalVariable>(callee))
-    unsupported("callee kind");
   FunctionType *fty = I.getFunctionType();
-  int nfixed = -1;
-  if (fty->isVarArg()) {  // "RET (P, ...)": the extractor counts its commas
-    nfixed = (int)fty->getNumParams();
-    for (Type *p : fty->params())
-      nfixed += (int)std::count(T.text(p).begin(), T.text(p).end(), ',');
-  }
+  int nfixed = fty->isVarArg() ? (int)fty->getNumParams() : -1;
   Type *rty = I.getType();
-  bool retPtr = !rty->isVoidTy() && endsWithPtrType(T.text(rty), T.hasPtr(rty));
-  if (!rty->isVoidTy() && T.text(rty).find('"') != std::string::npos)
-    unsupported("quoted return type");
-  int result = retPtr ? local(&I) : -1;
+  int result = T.hasPtr(rty) ? local(&I) : -1;
   std::vector<int> args;
   for (const Use &a : I.args())
     args.push_back(T.hasPtr(a->getType()) ? nodeOf(a.get()) : -1);
   std::string res = rty->isVoidTy() ? std::string() : localName(&I);
-  if (isLocal(callee)) {
-    int fp = local(callee);
-    indirectCall(fp, args, result, nfixed, fn->name + ":%" + (res.empty() ? "call" : res) + ".icall");
+  if (isLocal(callee) || !isa<GlobalValue>(callee)) {  // through a pointer (or a constant expression)
+    int fp = nodeOf(callee);
+    if (fp >= 0)
+      indirectCall(fp, args, result, nfixed, fn->name + ":%" + (res.empty() ? "call" : res) + ".icall");
     return;
   }
   std::string name = globalName(cast<GlobalValue>(callee));
-  if (auto *gv = dyn_cast<GlobalVariable>(callee)) {
-    indirectCall(globalNode(gv), args, result, nfixed, fn->name + ":call." + name);
+  if (!isa<Function>(callee)) {  // a global variable, alias or ifunc called as a function
+    indirectCall(globalNode(cast<GlobalValue>(callee)), args, result, nfixed, fn->name + ":call." + name);
     return;
   }
   FuncInfo &info = funcList[funcIndex.lookup(cast<Function>(callee))];
@@ -1824,7 +1890,7 @@ void Extractor::iCall(const CallBase &I) {
   external(name, args, I, result);
 }
 
-// _Function._external: alias assertions, then the callee's model
+// An external callee: alias assertions, then the callee's model
 void Extractor::external(const std::string &callee, const std::vector<int> &args, const CallBase &I, int result) {
   auto isCheck = [&](const std::string &s) {
     return std::find(models.aliasChecks.begin(), models.aliasChecks.end(), s) != models.aliasChecks.end();
@@ -1862,7 +1928,7 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     count(unmodelled, unmodelledIndex, callee);
     std::vector<const Function *> fargs;  // functions handed to unknown code may be called back
     for (const Value *v : argv)
-      if (auto *f = dyn_cast<Function>(v))
+      if (auto *f = dyn_cast<Function>(unwrapped(v)))
         fargs.push_back(f);
     if (!fargs.empty()) {
       int given = B.node(name + ".given");
@@ -1907,7 +1973,8 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     auto *ci = dyn_cast<ConstantInt>(argv[k]);
     if (ci == nullptr || ci->getBitWidth() == 1)
       return std::nullopt;
-    return intKey(ci).k;
+    IntKey v = intKey(ci);  // past 64 bits: the furthest 64-bit value of its sign
+    return v.big ? (ci->isNegative() ? INT64_MIN : INT64_MAX) : v.k;
   };
   for (const Effect &eff : *model) {
     const std::string &kind = eff[0].s;
@@ -1925,9 +1992,7 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
             known = false;
             break;
           }
-          total *= *v;
-          if (total > INT64_MAX || total < INT64_MIN)
-            unsupported("allocation size out of range");
+          total = std::clamp<__int128>(total * *v, INT64_MIN, INT64_MAX);  // past 2^63: as good as infinite
         }
         if (known)
           nbytes = (long)total;
@@ -1986,10 +2051,8 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
       if (d >= 0 && s >= 0) {
         long nbytes = -1;  // window(<= 0) is window(None)
         if (argv.size() > 2 && eff[1].isInt && eff[1].k == 0 && isa<ConstantInt>(argv[2])) {
-          auto *ci = cast<ConstantInt>(argv[2]);
-          if (ci->getBitWidth() == 1)
-            unsupported("i1 copy size");
-          nbytes = intKey(ci).k;
+          IntKey size = intKey(argv[2]);
+          nbytes = size.big ? (size.c->isNegative() ? -1 : INT64_MAX) : size.k;
         }
         int width = window(nbytes);
         for (int k = 0; k < width; ++k) {
@@ -2064,6 +2127,8 @@ void Extractor::write(raw_ostream &out) {
     st << "opcode\t" << Instruction::getOpcodeName(op) << "\t" << opcodeCounts[op] << "\n";
   for (auto &[name, n] : unmodelled)
     st << "unmodelled\t" << name << "\t" << n << "\n";
+  for (auto &[name, n] : unknown)
+    st << "unknown\t" << name << "\t" << n << "\n";
   for (auto &c : checks)
     st << "alias_check\t" << c.kind << "\t" << c.a << "\t" << c.b << "\t" << c.loc << "\t" << c.fn << "\n";
   st.flush();
@@ -2079,13 +2144,240 @@ void Extractor::write(raw_ostream &out) {
     put(out, c);
   put(out, B.kind);
   out << B.names << locs << stats;
+  if (recordSites)
+    writeSites(out);
+}
+
+// ------------------------------------------------------------ access sites
+// constraints/llvm/access_sites.py: every load, store, atomic, memory
+// intrinsic and call of a defined function, keyed (function, block label as
+// printed, index in the block not counting debug intrinsics), with the nodes
+// of its pointer operands. Recorded after the function's constraints, so the
+// nodes it needs (a global's address, a constant expression) are made then.
+
+enum SiteKind : int8_t { S_LOAD, S_STORE, S_ATOMIC, S_MEMCPY, S_MEMMOVE, S_MEMSET, S_CALL };
+// access_sites.CALL_CLASSES, in order
+enum CallClass : int8_t { C_DEFINED, C_INDIRECT, C_MODELLED, C_UNMODELLED, C_ASM, C_INTRINSIC, C_ASSERTION };
+
+// The node of an operand, without making one for a local that never got one.
+int Extractor::siteNode(const Value *v) {
+  v = unwrapped(v);
+  if (isLocal(v)) {
+    auto it = locals.find(v);
+    return it == locals.end() ? -1 : it->second;
+  }
+  return nodeOf(v);
+}
+
+// The window(), widened by the literal struct types of allocas.
+int Extractor::siteWindow(long nbytes) {
+  auto hit = siteWindowMemo.find(nbytes);
+  if (hit != siteWindowMemo.end())
+    return hit->second;
+  if (!allocaLiteralsFound) {
+    DenseSet<Type *> seen;
+    for (Function &f : M)
+      for (BasicBlock &bb : f)
+        for (Instruction &I : bb)
+          if (auto *a = dyn_cast<AllocaInst>(&I)) {
+            Type *t = a->getAllocatedType(), *e = t;
+            while (auto *arr = dyn_cast<ArrayType>(e))
+              e = arr->getElementType();
+            auto *st = dyn_cast<StructType>(e);
+            if (st != nullptr && st->isLiteral() && seen.insert(t).second)
+              allocaLiterals.push_back(t);
+          }
+    allocaLiteralsFound = true;
+  }
+  int w = window(nbytes);
+  for (Type *t : allocaLiterals) {
+    std::vector<long> offs;
+    T.slotOffsets(t, 0, offs);
+    for (size_t j = 0; j < offs.size(); ++j)
+      w = std::max(w, (int)(std::lower_bound(offs.begin(), offs.end(), offs[j] + nbytes) - offs.begin() - (long)j));
+  }
+  return siteWindowMemo[nbytes] = w;
+}
+
+// A pointer operand as written, without its type ("%p", "@g", "getelementptr (...)").
+std::string Extractor::operandToken(const Value *v) {
+  if (isLocal(v))
+    return "%" + localName(v);
+  if (auto *g = dyn_cast<GlobalValue>(v))
+    return "@" + globalName(g);
+  if (!slotTracker)
+    slotTracker = std::make_unique<ModuleSlotTracker>(&M, false);
+  std::string value;
+  raw_string_ostream os(value);
+  v->printAsOperand(os, /*PrintType=*/false, *slotTracker);
+  os.flush();
+  return value;
+}
+
+// A memory intrinsic's operand: a name, null, or <const>
+std::string Extractor::valueText(const Value *v) {
+  v = unwrapped(v);
+  if (isLocal(v))
+    return "%" + localName(v);
+  if (auto *g = dyn_cast<GlobalValue>(v))
+    return "@" + globalName(g);
+  if (isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantAggregateZero>(v) ||
+      isa<ConstantTokenNone>(v) || isa<ConstantTargetNone>(v) || isa<BlockAddress>(v) ||
+      isa<ConstantDataSequential>(v) || isa<MetadataAsValue>(v))
+    return "null";
+  return "<const>";
+}
+
+// How a direct callee is known (access_sites.CALL_CLASSES)
+int Extractor::calleeClass(const Function *f) {
+  if (!f->isDeclaration())
+    return C_DEFINED;
+  std::string name = globalName(f);
+  auto isCheck = [&](const std::string &x) {
+    return std::find(models.aliasChecks.begin(), models.aliasChecks.end(), x) != models.aliasChecks.end();
+  };
+  std::string bare = name;
+  if (StringRef(name).starts_with("_Z")) {  // _Z8MAYALIASPvS_
+    size_t e = 2;
+    while (e < name.size() && isDigit(name[e]))
+      ++e;
+    if (e > 2 && e - 2 <= 9)
+      bare = name.substr(e, std::stoul(name.substr(2, e - 2)));
+  }
+  if (isCheck(name) || isCheck(bare))
+    return C_ASSERTION;
+  if (models.modelFor(name) != nullptr)
+    return C_MODELLED;
+  if (StringRef(name).starts_with("llvm."))
+    return C_INTRINSIC;
+  return C_UNMODELLED;
+}
+
+void Extractor::site(int kind, const std::string &block, int index, const Instruction &I, const std::string &pointer,
+                     const std::vector<int> &nodes, int width, int cls, const std::string &callee, int fp,
+                     int result) {
+  SiteTable &t = sites;
+  t.index.push_back(index);
+  t.width.push_back(width);
+  t.fp.push_back(fp);
+  t.result.push_back(result);
+  t.nodes.insert(t.nodes.end(), nodes.begin(), nodes.end());
+  t.indptr.push_back((int32_t)t.nodes.size());
+  t.kind.push_back((int8_t)kind);
+  t.cls.push_back((int8_t)cls);
+  const DILocation *l = I.getDebugLoc().get();
+  for (StringRef x : {StringRef(fn->name), StringRef(block), l ? locTable[lineLocation(l)] : StringRef(),
+                      StringRef(pointer), StringRef(callee)}) {
+    t.strings.append(x.data(), x.size());
+    t.strings += '\0';
+  }
+}
+
+void Extractor::sitesOf(FuncInfo &fi) {
+  if (sites.functionClass.empty())
+    for (FuncInfo &g : funcList)
+      sites.functionClass.emplace_back(g.name, (int8_t)calleeClass(g.f));
+  for (BasicBlock &bb : *fi.f) {
+    std::string block = bb.hasName() ? printedName(bb.getName()) : std::to_string(slots.lookup(&bb));
+    int index = 0;
+    for (Instruction &I : bb) {
+      const Value *p;
+      if (auto *call = dyn_cast<CallBase>(&I)) {
+        auto *f = dyn_cast<Function>(unwrapped(call->getCalledOperand()));
+        if (f != nullptr && f->getName().starts_with("llvm.dbg."))
+          continue;  // not counted: older printers show debug records as these calls
+        int result = -1;
+        auto r = locals.find(&I);
+        if (r != locals.end())
+          result = r->second;
+        const Value *callee = unwrapped(call->getCalledOperand());
+        if (isa<InlineAsm>(callee)) {
+          site(S_CALL, block, index++, I, "asm", {}, 0, C_ASM, "", -1, result);
+          continue;
+        }
+        std::vector<int> args;
+        for (const Use &a : call->args())
+          if (T.hasPtr(a->getType()))
+            args.push_back(siteNode(a.get()));
+        StringRef name = f ? f->getName() : StringRef();
+        int mem = name.starts_with("llvm.memcpy.") ? S_MEMCPY : name.starts_with("llvm.memmove.") ? S_MEMMOVE
+                : name.starts_with("llvm.memset.") ? S_MEMSET : -1;
+        if (mem >= 0) {
+          size_t nops = mem == S_MEMSET ? 1 : 2;
+          int width = 0;
+          if (call->arg_size() > 2)
+            if (auto *size = dyn_cast<ConstantInt>(call->getArgOperand(2))) {
+              IntKey k = intKey(size);
+              long nbytes = k.big ? (size->isNegative() ? -1 : INT64_MAX) : k.k;
+              width = nbytes > 0 ? siteWindow(nbytes) : 0;
+            }
+          std::string ops;
+          for (size_t k = 0; k < std::min(nops, (size_t)call->arg_size()); ++k)
+            ops += (k ? ", " : "") + valueText(call->getArgOperand((unsigned)k));
+          args.resize(std::min(nops, args.size()));
+          site(mem, block, index++, I, ops, args, width);
+          continue;
+        }
+        if (!isa<GlobalValue>(callee)) {  // through a pointer (or a constant expression)
+          site(S_CALL, block, index++, I, operandToken(callee), args, 0, C_INDIRECT, "", siteNode(callee), result);
+        } else if (f != nullptr) {
+          site(S_CALL, block, index++, I, "@" + globalName(f), args, 0, calleeClass(f), globalName(f), -1, result);
+        } else {  // a global variable, alias or ifunc called as a function
+          auto *g = cast<GlobalValue>(callee);
+          int node = globalNode(g);
+          site(S_CALL, block, index++, I, "@" + globalName(g), args, 0, C_INDIRECT, "", node, result);
+        }
+        continue;
+      }
+      if (auto *ld = dyn_cast<LoadInst>(&I)) {
+        p = ld->getPointerOperand();
+        site(S_LOAD, block, index, I, operandToken(p), {siteNode(p)}, siteWidth(ld->getType()));
+      } else if (auto *st = dyn_cast<StoreInst>(&I)) {
+        p = st->getPointerOperand();
+        site(S_STORE, block, index, I, operandToken(p), {siteNode(p)}, siteWidth(st->getValueOperand()->getType()));
+      } else if (auto *rmw = dyn_cast<AtomicRMWInst>(&I)) {
+        p = rmw->getPointerOperand();
+        site(S_ATOMIC, block, index, I, operandToken(p), {siteNode(p)}, siteWidth(rmw->getValOperand()->getType()));
+      } else if (auto *x = dyn_cast<AtomicCmpXchgInst>(&I)) {
+        p = x->getPointerOperand();
+        site(S_ATOMIC, block, index, I, operandToken(p), {siteNode(p)},
+             siteWidth(x->getCompareOperand()->getType()));
+      }
+      ++index;
+    }
+  }
+}
+
+// After the statistics: "SITES\n", int64[4] (sites, operand nodes, bytes of strings,
+// functions), int32 columns index, width, fp, result, node_indptr (sites + 1), nodes,
+// int8 columns kind, call_class (-1: not a call), then the strings, '\0' after each:
+// five per site (function, block, location, pointer, callee) and two per function
+// (name, class).
+void Extractor::writeSites(raw_ostream &out) {
+  SiteTable &t = sites;
+  std::string fstrings;
+  for (auto &[name, cls] : t.functionClass) {
+    fstrings += name;
+    fstrings += '\0';
+    fstrings += (char)('0' + cls);
+    fstrings += '\0';
+  }
+  out << "SITES\n";
+  std::vector<int64_t> header{(int64_t)t.kind.size(), (int64_t)t.nodes.size(),
+                              (int64_t)(t.strings.size() + fstrings.size()), (int64_t)t.functionClass.size()};
+  put(out, header);
+  for (auto *c : {&t.index, &t.width, &t.fp, &t.result, &t.indptr, &t.nodes})
+    put(out, *c);
+  put(out, t.kind);
+  put(out, t.cls);
+  out << t.strings << fstrings;
 }
 
 }  // namespace
 
 // Declared in read_bitcode.cpp, which calls it.
 bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why,
-                        raw_ostream *progress) {
+                        raw_ostream *progress, bool sites) {
   Models models;
   if (!models.load(modelsPath)) {
     why = std::string("cannot read the models file ") + modelsPath;
@@ -2095,6 +2387,7 @@ bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std
     // never freed: the process exits next, and freeing it all costs more than building
     Extractor &ex = *new Extractor(m, models);
     ex.progress = progress;
+    ex.recordSites = sites;
     ex.run();
     ex.write(out);
     return true;
