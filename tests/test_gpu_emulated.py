@@ -2,13 +2,15 @@
 backend: CI's cover of the kernels' logic on machines without a GPU.
 
 The cases are those of tests/test_gpu_backend.py (its test bodies, called here inside
-``emulated()``), the hypothesis ones with fewer examples; the kernels of kernels_cu/ run
+``emulated()``): every hypothesis test with a quarter of its examples, every test without
+parameters, some values of the parametrized ones; the kernels of kernels_cu/ run
 unchanged on the CPU (built with g++ on first use and cached). The whole GPU test file runs on
 the emulator too: ``ANDERSEN_GPU_EMULATOR=1 python3 -m pytest -m gpu tests/test_gpu_backend.py``.
 """
 
 from __future__ import annotations
 
+import inspect
 import shutil
 
 import pytest
@@ -18,7 +20,6 @@ import tests.test_gpu_backend as on_gpu
 from andersen_gpu.backends import reference
 from constraints.model import ConstraintSet
 from tests.emu import emulated
-from tests.strategies import constraint_sets
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the emulated kernels")]
@@ -31,39 +32,49 @@ def gpu():
         yield backend
 
 
-def _emulated(name: str, strategy, examples: int):
-    """test_gpu_backend.py's hypothesis test ``name`` (its body, over ``strategy``, which must
-    be the one it draws from) with ``examples`` examples, on the emulator."""
-    body = getattr(on_gpu, name).hypothesis.inner_test
+def _emulated(name: str, test):
+    """test_gpu_backend.py's hypothesis test ``test`` (its body, over its own strategies) on the
+    emulator, with a quarter of its examples (10 at least)."""
+    handle = test.hypothesis
+    examples = max(10, test._hypothesis_internal_use_settings.max_examples // 4)
 
     @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(cs=strategy)
-    def test(gpu, cs):
-        body(cs)
-    test.__name__ = name
-    return test
+    @given(**handle._given_kwargs)
+    def emulated_test(gpu, **drawn):
+        handle.inner_test(**drawn)
+    emulated_test.__name__ = name
+    return emulated_test
 
 
-merged = constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True)
-test_random_sets_match_reference = _emulated("test_random_sets_match_reference", constraint_sets(), 100)
-test_random_sets_pool_compaction = _emulated("test_random_sets_pool_compaction", merged, 40)
-test_random_sets_tiny_tables = _emulated(
-    "test_random_sets_tiny_tables",
-    constraint_sets(max_nodes=2500, max_constraints=200, with_i2p=True, with_merges=True), 30)
+def _tests_of_gpu_file(kind: str) -> list[str]:
+    """Names of test_gpu_backend.py's tests: "hypothesis" ones, or "plain" ones (no arguments,
+    no parametrization)."""
+    out = []
+    for name, f in sorted(vars(on_gpu).items()):
+        if not name.startswith("test_") or not callable(f):
+            continue
+        if kind == "hypothesis" and hasattr(f, "hypothesis"):
+            out.append(name)
+        elif (kind == "plain" and not hasattr(f, "hypothesis") and not getattr(f, "pytestmark", None)
+              and not inspect.signature(f).parameters):
+            out.append(name)
+    return out
+
+
+# every hypothesis test of the GPU file, under its own name here
+for _name in _tests_of_gpu_file("hypothesis"):
+    globals()[_name] = _emulated(_name, getattr(on_gpu, _name))
+del _name
+
+
+@pytest.mark.parametrize("case", _tests_of_gpu_file("plain"))
+def test_hand_made_cases(gpu, case):
+    getattr(on_gpu, case)()
 
 
 @pytest.mark.parametrize("base", [0, 959, 1919])
 def test_element_and_word_boundaries(gpu, base):
     on_gpu.test_element_and_word_boundaries(base)
-
-
-@pytest.mark.parametrize("case", ["test_int_to_pointer_loads_and_stores_do_nothing",
-                                  "test_store_and_successor_pairs_of_one_round_stay_apart",
-                                  "test_long_run_of_one_target", "test_equal_sets_are_stored_once",
-                                  "test_empty_and_trivial_inputs", "test_stats_are_filled",
-                                  "test_trace_has_one_entry_per_round"])
-def test_hand_made_cases(gpu, case):
-    getattr(on_gpu, case)()
 
 
 @pytest.mark.parametrize("n", [0, 33, 4097, 3 * 4096 + 5])
