@@ -12,6 +12,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# ANDERSEN_GPU_EMULATOR=1: `cupy` is the SIMT emulator's stand-in (tests/emu), so the gpu tests
+# run on the CPU
+from tests.emu import install as _install_emulator, requested as _emulator_requested  # noqa: E402
+
+if _emulator_requested():
+    _install_emulator()
+
 # The paper's inputs live beside the checkout (never copied into the project).
 PAPER_INPUTS = Path(os.environ.get("ANDERSEN_PAPER_INPUTS", ROOT.parent / "shared" / "paper-inputs"))
 

@@ -1,7 +1,9 @@
 """The GPU backend against the reference backend and the paper's reference solutions.
 
 Every test needs a CUDA device and CuPy (marker ``gpu``; skipped elsewhere). Run on the
-device with ``python3 -m pytest -m gpu tests/test_gpu_backend.py``.
+device with ``python3 -m pytest -m gpu tests/test_gpu_backend.py``, or on the CPU under the
+SIMT emulator with ``ANDERSEN_GPU_EMULATOR=1`` (tests/emu/README.md), where the inputs of
+minutes a solve (vim, linux, pine, gimp) are skipped.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from hypothesis import HealthCheck, given, settings
 from andersen_gpu.backends import reference
 from andersen_gpu.solution import Solution
 from constraints.model import ConstraintSet
+from tests.emu import requested as emulator_requested
 from tests.strategies import constraint_sets
 
 pytestmark = pytest.mark.gpu
 
 DUMPS = Path(__file__).resolve().parent.parent / ".inputs"
+# dumps whose solves take minutes on the SIMT emulator
+TOO_BIG_TO_EMULATE = {"vim", "linux", "pine", "gimp"}
 
 
 def gpu_solve(cs: ConstraintSet, **kw) -> Solution:
@@ -196,6 +201,8 @@ def test_trace_has_one_entry_per_round():
 
 
 def _dump(name: str):
+    if emulator_requested() and name in TOO_BIG_TO_EMULATE:
+        pytest.skip(f"{name}: minutes a solve on the SIMT emulator")
     import sys
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from bench.gpu_paper_inputs import load_dump

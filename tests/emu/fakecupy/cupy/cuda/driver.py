@@ -1,0 +1,5 @@
+"""``cupy.cuda.driver`` of the emulator (errors only)."""
+
+
+class CUDADriverError(RuntimeError):
+    pass
