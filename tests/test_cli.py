@@ -226,13 +226,6 @@ def test_out_of_memory_exits_4_with_one_line_and_no_output(small: Path, monkeypa
                                        "points-to pool to 168.7 GiB: Out of memory allocating 181,189,214,208 bytes\n")
 
 
-def test_unwritable_output_exits_2(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    out = tmp_path / "no" / "such" / "dir" / "s.npz"
-    assert main(["solve", str(small), "--backend", "reference", "-o", str(out)]) == ExitCode.BAD_INPUT
-    err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and err[0].startswith("andersen-gpu: error: ") and "No such file" in err[0]
-
-
 def test_convert_and_info(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["convert", str(small), "-o", str(tmp_path / "s.npz")]) == ExitCode.OK
     assert io.load(tmp_path / "s.npz") == io.load(small)

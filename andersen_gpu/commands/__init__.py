@@ -58,6 +58,16 @@ def load_input(args: argparse.Namespace) -> ConstraintSet:
     return io.load(args.input, use_hcd=not args.no_hcd, progress=None)
 
 
+def check_outputs(outputs, inputs) -> None:
+    """Refuse bad output paths before any work (:func:`constraints.atomic.check_outputs`);
+    ``inputs`` are input paths as given (a paper dump's family is added here), ``None``s are skipped."""
+    from constraints import io
+    from constraints.atomic import check_outputs as check
+
+    files = [f for p in inputs if p is not None for f in io.input_files(p)]
+    check([p for p in outputs if p is not None], files)
+
+
 def note(message: str) -> None:
     """One informational line on stderr (kept off stdout, which carries results)."""
     print(f"andersen-gpu: {message}", file=sys.stderr)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..solution import Solution
 from ..solve import solve
-from . import BACKEND_CHOICES, add_backend_argument, add_input_arguments, load_input, note
+from . import BACKEND_CHOICES, add_backend_argument, add_input_arguments, check_outputs, load_input, note
 
 NAME = "solve"
 HELP = "solve a constraint set (and optionally verify the solution)"
@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None and not args.output.endswith(SOLUTION_SUFFIXES):
         raise InputError("cannot tell the solution format from the name (expected .npz, .txt or .txt.gz)",
                          args.output)
+    check_outputs([args.output], [args.input, args.verify_against])
     cs = load_input(args)
     expected = Solution.load(args.verify_against) if args.verify_against else None
 
