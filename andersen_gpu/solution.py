@@ -309,6 +309,9 @@ class Solution:
         with open(p, "rb") as fh:
             magic = fh.read(4)
         if magic == b"PK\x03\x04":
+            from constraints.npz_format import check_members
+
+            check_members(p)
             try:
                 with np.load(p, allow_pickle=False) as z:
                     if str(z.get("format", "")) != "andersen-gpu-solution-1":

@@ -22,6 +22,7 @@ from dataclasses import fields
 
 import numpy as np
 
+from ._memory import require
 from .atomic import atomic_output
 from .errors import InputError
 from .model import ConstraintSet
@@ -56,11 +57,13 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
     ------
     InputError
         The file is missing, not a zip archive, truncated, not of this format,
-        lacks a member, or holds a set that fails validation.
+        lacks a member, has a member that claims more than it holds
+        (:func:`check_members`), or holds a set that fails validation.
     """
     src = str(path)
     if not os.path.isfile(src):
         raise InputError("no such file", src)
+    check_members(src)
     try:
         with np.load(src, allow_pickle=False) as z:
             if "format" not in z.files or str(z["format"]) != FORMAT_TAG:
@@ -82,6 +85,44 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
         return ConstraintSet(**values)
     except InputError as exc:
         raise exc.at(src) from None
+
+
+def check_members(path: str) -> None:
+    """Refuse an ``.npz`` whose members claim more data than they hold, or than memory holds.
+
+    Each ``.npy`` member's header gives its shape; numpy allocates that much before reading
+    the data. Checked here first: shape times item size against the member's size in the
+    archive, and the members' total against :func:`constraints._memory.available_bytes`.
+
+    Raises
+    ------
+    InputError
+        Naming the member; or the archive is unreadable.
+    """
+    from numpy.lib import format as npy
+
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if not info.filename.endswith(".npy"):
+                    continue
+                with zf.open(info) as fh:
+                    version = npy.read_magic(fh)
+                    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+                    shape, _, dtype = read_header(fh, max_header_size=1 << 16)
+                    header_bytes = fh.tell()
+                count = int(np.prod(shape, dtype=object))
+                need = count * dtype.itemsize
+                if need > info.file_size - header_bytes:
+                    raise InputError(f"member {info.filename[:-4]!r} claims shape {shape} ({need:,} bytes) but "
+                                     f"holds {max(0, info.file_size - header_bytes):,} bytes", path)
+                total += need
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"unreadable .npz ({exc.__class__.__name__}: {exc})", path) from None
+    require(total, "reading its arrays", path)
 
 
 def _pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:

@@ -30,6 +30,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
+from ._memory import require
 from ._textio import parse_int, read_text, scan_rows
 from .atomic import atomic_outputs
 from .errors import InputError
@@ -368,6 +369,8 @@ def read_paper(nodes_path: str | os.PathLike, use_hcd: bool = True,
         raise exc.at(str(files.constraints)) from None
 
 
+#: What a solution of n nodes takes while it is read (set ids, the expanded table), per node.
+_SOLUTION_BYTES_PER_NODE = 24
 _SOLN_LINE = re.compile(r"^\s*\[([^\]]*)\]\s*=>\s*\[([^\]]*)\]\s*$")
 
 
@@ -388,6 +391,10 @@ def read_solution_sets(path: str | os.PathLike) -> tuple[int, list[tuple[np.ndar
     if k == len(lines):
         raise InputError("empty solution file (expected the number of variables)", src)
     n = parse_int(lines[k].strip(), src, k + 1, "variable count")
+    if n < 0:
+        raise InputError(f"negative variable count {n}", src, k + 1)
+    # nodes no line lists have the empty set, so the count may exceed the lines: bound it by memory
+    require(n * _SOLUTION_BYTES_PER_NODE, f"the variable count {n:,}", src, k + 1)
     groups = []
     for lineno in range(k + 2, len(lines) + 1):
         s = lines[lineno - 1]
