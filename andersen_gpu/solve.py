@@ -11,6 +11,7 @@ import sys
 
 from constraints.model import ConstraintSet
 
+from . import interrupt
 from .solution import Solution
 
 BACKENDS = ("reference", "cpu", "gpu")
@@ -97,7 +98,9 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
     Returns
     -------
     Solution
-        Points-to sets of every node of ``cs`` (offline merges expanded).
+        Points-to sets of every node of ``cs`` (offline merges expanded). The cpu backend
+        runs in a worker thread (:func:`andersen_gpu.interrupt.call`), so that Ctrl-C
+        interrupts it at once.
 
     Raises
     ------
@@ -127,4 +130,6 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         options["threads"] = threads
     if name == "gpu" and kernel_timing:
         options["timing"] = True
+    if name == "cpu":
+        return interrupt.call(module.solve, cs, **options)
     return module.solve(cs, **options)

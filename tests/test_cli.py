@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,9 +31,14 @@ def small(tmp_path: Path) -> Path:
 
 
 def test_exit_codes_are_the_documented_ones() -> None:
+    # the README's exit-code table lists exactly the codes main() returns
+    text = README.read_text()
+    table = text[text.index("### Exit codes"):].split("\n\n")[1]
+    documented = {int(m) for m in re.findall(r"^\| *(\d+) *\|", table, re.M)}
+    assert documented == {int(c) for c in ExitCode}
     assert {c.name: int(c) for c in ExitCode} == {
         "OK": 0, "CHECK_FAILED": 1, "BAD_INPUT": 2, "BACKEND_UNAVAILABLE": 3, "OUT_OF_MEMORY": 4,
-        "INTERRUPTED": 130}
+        "INTERRUPTED": 130, "PIPE_CLOSED": 141, "TERMINATED": 143}
 
 
 def test_every_command_module_follows_the_protocol() -> None:
