@@ -25,12 +25,17 @@ from constraints.errors import InputError
 
 @dataclass
 class SolveStats:
-    """What a solve did. Times in milliseconds; memory in bytes."""
+    """What a solve did. Times in milliseconds; memory in bytes.
+
+    ``solve_ms`` is the solve (preprocessing included); ``compile_ms`` the one-time compile
+    of numba code before it (:mod:`andersen_gpu.warmup`), 0 when there was none.
+    """
 
     backend: str = ""
     device: str = ""
     iterations: int = 0
     solve_ms: float = 0.0
+    compile_ms: float = 0.0
     kernel_ms: dict[str, float] = field(default_factory=dict)
     pool_bytes: int = 0
     peak_device_bytes: int = 0
@@ -40,6 +45,8 @@ class SolveStats:
     def lines(self) -> list[str]:
         out = [f"backend: {self.backend}" + (f" on {self.device}" if self.device else ""),
                f"iterations: {self.iterations}", f"solve time: {self.solve_ms:.1f} ms"]
+        if self.compile_ms:
+            out.append(f"compile time (numba, once per process): {self.compile_ms:.1f} ms")
         for k, v in sorted(self.kernel_ms.items(), key=lambda kv: -kv[1]):
             out.append(f"  {k}: {v:.1f} ms")
         if self.pool_bytes:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..solution import Solution
 from ..solve import solve
+from ..warmup import ANNOUNCE_AFTER_S
 from . import BACKEND_CHOICES, add_backend_argument, add_input_arguments, check_outputs, load_input, note
 
 NAME = "solve"
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 def solve_with(cs, requested: str, threads: int = 1, kernel_timing: bool = False) -> Solution:
     """Solve with ``requested`` (``threads`` for the cpu backend, ``kernel_timing`` for the gpu's
-    per-kernel times); ``auto`` says on stderr which backend it used."""
+    per-kernel times); ``auto`` and one-time compiles say on stderr what they do."""
     return solve(cs, backend=requested, announce=note, threads=threads, kernel_timing=kernel_timing)
 
 
@@ -116,7 +117,10 @@ def _backend_and_time(sol: Solution) -> str:
         return "no statistics"
     threads = sol.stats.notes.get("threads")
     backend = f"{sol.stats.backend} on {threads} threads" if threads else sol.stats.backend
-    return f"{backend}, {sol.stats.solve_ms:,.1f} ms"
+    text = f"{backend}, {sol.stats.solve_ms:,.1f} ms"
+    if sol.stats.compile_ms >= ANNOUNCE_AFTER_S * 1e3:  # the one-time step was announced: say what it cost
+        text += f"; before it, the one-time compile: {sol.stats.compile_ms:,.0f} ms"
+    return text
 
 
 def _stats_lines(cs, sol: Solution) -> list[str]:
