@@ -43,7 +43,7 @@ def write_npz(cs: ConstraintSet, path: str | os.PathLike) -> None:
         if f.name in _SCALAR_FIELDS:
             members[f.name] = np.array(value, np.int64)
         elif f.name in _STRING_FIELDS:
-            members[f"{f.name}_blob"], members[f"{f.name}_offsets"] = _pack_strings(value)
+            members[f"{f.name}_blob"], members[f"{f.name}_offsets"] = pack_strings(value)
         else:
             members[f.name] = value
     with atomic_output(path, binary=True, compress=False) as fh:
@@ -72,7 +72,7 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
             for f in fields(ConstraintSet):
                 if f.name in _STRING_FIELDS:
                     if f"{f.name}_blob" in z.files:
-                        values[f.name] = _unpack_strings(z[f"{f.name}_blob"], z[f"{f.name}_offsets"], src, f.name)
+                        values[f.name] = unpack_strings(z[f"{f.name}_blob"], z[f"{f.name}_offsets"], src, f.name)
                 elif f.name in z.files:
                     values[f.name] = int(z[f.name]) if f.name in _SCALAR_FIELDS else z[f.name]
                 elif f.name not in ("offline_rep",):
@@ -125,13 +125,17 @@ def check_members(path: str) -> None:
     require(total, "reading its arrays", path)
 
 
-def _pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:
+def pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as two arrays for an ``.npz``: their UTF-8 bytes back to back (uint8) and the
+    int64 end offset of each (the inverse of :func:`unpack_strings`)."""
     encoded = [s.encode("utf-8") for s in strings]
     offsets = np.cumsum([len(b) for b in encoded], dtype=np.int64)
     return np.frombuffer(b"".join(encoded), np.uint8), offsets
 
 
-def _unpack_strings(blob: np.ndarray, offsets: np.ndarray, src: str, what: str) -> tuple[str, ...]:
+def unpack_strings(blob: np.ndarray, offsets: np.ndarray, src: str, what: str) -> tuple[str, ...]:
+    """The strings :func:`pack_strings` packed; :class:`InputError` (naming ``src`` and ``what``)
+    when the offsets do not fit the bytes or the bytes are not UTF-8."""
     data = blob.astype(np.uint8, copy=False).tobytes()
     ends = offsets.astype(np.int64).tolist()
     if any(b < a for a, b in zip([0] + ends, ends)) or (ends[-1] if ends else 0) != len(data):
