@@ -136,6 +136,7 @@ def test_verify_with_second_backend(small: Path, monkeypatch: pytest.MonkeyPatch
     assert "node 2 (r)" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # the multi-core mode's first use compiles for about a minute
 def test_solve_threads_option(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     serial, parallel = tmp_path / "serial.npz", tmp_path / "parallel.npz"
     assert main(["solve", str(small), "--backend", "cpu", "-o", str(serial)]) == ExitCode.OK
@@ -342,3 +343,4 @@ def test_ci_script_is_executable_bash() -> None:
     assert subprocess.run(["bash", "-n", str(ci)]).returncode == 0
     text = ci.read_text()
     assert "set -euo pipefail" in text and "nvcc -arch=sm_90" in text and '"$status" -eq 5' in text
+    assert "python3 -m pytest -m slow" in text  # the tests the README's command leaves out

@@ -1,5 +1,8 @@
 """The one-time compile before a solve (issue 21, item 3): announced, timed apart from the solve,
-and complete (a real solve after it compiles nothing more)."""
+and complete (a real solve after it compiles nothing more).
+
+(``andersen_gpu.warmup`` is imported inside the tests, so that the subprocess test also runs
+against a checkout without it.)"""
 
 from __future__ import annotations
 
@@ -13,7 +16,6 @@ from pathlib import Path
 import pytest
 
 import andersen_gpu
-from andersen_gpu import warmup
 from constraints import io
 from constraints.model import ConstraintSet
 
@@ -22,10 +24,14 @@ EXAMPLE = ROOT / "examples" / "linked_list.acs"
 
 
 def _compiled_signatures() -> int:
+    from andersen_gpu import warmup
+
     return sum(len(d.overloads) for d in warmup.dispatchers())
 
 
 def _inputs(paper_dir: Path) -> list[ConstraintSet]:
+    from andersen_gpu import warmup
+
     found = [io.load(EXAMPLE), warmup.sample_set(),
              ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])]
     for name in ("ex", "gcc"):
@@ -36,6 +42,8 @@ def _inputs(paper_dir: Path) -> list[ConstraintSet]:
 
 
 def test_the_sample_set_is_solved_exactly() -> None:
+    from andersen_gpu import warmup
+
     cs = warmup.sample_set()
     assert andersen_gpu.solve(cs, backend="cpu") == andersen_gpu.solve(cs, backend="reference")
     assert all(cs.count(k) for k in ("addr", "copy", "load", "store", "gep")) and len(cs.hcd_ptr)
@@ -44,6 +52,7 @@ def test_the_sample_set_is_solved_exactly() -> None:
 @pytest.mark.parametrize("backend", ["cpu", "host side of gpu"], ids=["cpu", "host-side-of-the-gpu-backend"])
 def test_after_the_warm_up_a_real_solve_compiles_nothing(backend: str) -> None:
     # (the gpu backend's own kernels are CuPy's; its host side is the preprocessing)
+    from andersen_gpu import warmup
     from conftest import PAPER_INPUTS
 
     warmup.compile_backend("cpu" if backend == "cpu" else "gpu")
@@ -63,6 +72,8 @@ def test_after_the_warm_up_a_real_solve_compiles_nothing(backend: str) -> None:
 
 
 def test_the_compile_is_announced_and_timed_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    from andersen_gpu import warmup
+
     warmup.compile_backend("cpu")  # the real one, so that the solve below compiles nothing
     monkeypatch.setattr(warmup, "_done", set())
     monkeypatch.setattr(warmup, "_run", lambda backend, threads: time.sleep(1.3))
