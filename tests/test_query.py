@@ -88,3 +88,12 @@ def test_a_saved_solution_keeps_its_names(saved) -> None:
     assert sol.names[31] == "main:%r" and sol.points_to_names("main:%r") == ["a", "b"]
     assert Solution.load(saved["old"]).names is None
     assert Solution.load(saved["old"]) == sol
+
+
+def test_the_readme_example(capsys: pytest.CaptureFixture) -> None:
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index("$ andersen-gpu query "):].split("```")[0].strip().splitlines()
+    argv = block[0].split()[2:]
+    argv[1] = str(ROOT / argv[1])
+    assert main(argv + ["--backend", "reference"]) == ExitCode.OK
+    assert capsys.readouterr().out.splitlines() == block[1:]
