@@ -388,6 +388,8 @@ def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tu
     except OSError as exc:
         return None, f"cannot write to {out.parent}: {exc.strerror}"
     try:
+        # a one-time step that takes minutes says so (issue 21)
+        print(f"andersen-gpu: building {out.name} into {out.parent} (once; a minute or two)", file=sys.stderr)
         # -fexceptions after llvm-config's -fno-exceptions: extract.cpp gives up on
         # a module by throwing (never through LLVM's frames)
         cmd = [cxx, "-O2", *cxxflags, "-fexceptions", *map(str, READER_FILES), "-o", tmp, *ldflags]
