@@ -13,7 +13,6 @@ import pytest
 import andersen_gpu.commands.solve as solve_command
 from andersen_gpu.cli import ExitCode, main
 from constraints import io, paper_format
-from constraints.atomic import atomic_outputs
 from constraints.model import ConstraintSet
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,6 +148,8 @@ def test_a_symlinked_output_is_written_through(folder: Path) -> None:
 
 
 def test_a_group_of_outputs_appears_whole_or_not_at_all(tmp_path: Path) -> None:
+    from constraints.atomic import atomic_outputs
+
     names = [tmp_path / n for n in ("a.txt", "b.txt.gz", "c.txt")]
     names[0].write_text("stale a\n")
     with pytest.raises(RuntimeError):
