@@ -205,6 +205,8 @@ def measure_one(inp: BenchInput, cfg: MeasureConfig, emit=print) -> None:
                    backend_solve_ms=round(st.solve_ms, 2) if st else None,
                    iterations=st.iterations if st else None, final_edges=edges, distinct_sets=sol.n_sets,
                    peak_device_mib=round(st.peak_device_bytes / 2**20, 1) if st and st.peak_device_bytes else None,
+                   device_bytes_per_fact=(round(st.peak_device_bytes / edges, 4)
+                                          if st and st.peak_device_bytes and edges else None),
                    deterministic=all(s == sol for s in sols[:-1]), digest=solution_digest(sol))
         if expected is not None:
             row["matches_reference_solution"] = bool(sol == expected)

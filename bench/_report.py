@@ -8,7 +8,8 @@ from pathlib import Path
 LEAD_COLUMNS = ("suite", "program", "backend", "device", "commit", "llvm_instructions", "extract_s",
                 "solve_ms_median", "agrees", "checked_against", "runs", "solve_ms_min", "preprocess_ms",
                 "total_ms", "iterations", "nodes", "constraints", "nodes_after", "constraints_after",
-                "final_edges", "distinct_sets", "peak_host_mib", "peak_device_mib", "deterministic",
+                "final_edges", "distinct_sets", "peak_host_mib", "peak_device_mib", "device_bytes_per_fact",
+                "deterministic",
                 "matches_reference_solution", "same_as_previous_run", "digest", "skipped", "error",
                 "machine", "date", "concurrent_jobs")
 TIMED_BACKENDS = ("gpu", "cpu", "reference")

@@ -105,8 +105,8 @@ def _time_backend(name: str, backend: str, cs: ConstraintSet, repeat: int, ref, 
     if st and "preprocess_ms" in st.notes:
         row["preprocess_ms"] = st.notes["preprocess_ms"]
     if backend == "gpu" and st:
-        for key in ("graph_build_ms", "merged_online", "merge_rounds", "hcd_pairs", "cycle_scans",
-                    "cycle_candidates"):
+        for key in ("graph_build_ms", "sets_made", "live_sets", "compactions", "memo_hits", "memo_misses",
+                    "unions", "round_retries"):
             if key in st.notes:
                 row[key] = st.notes[key]
         row["bytes_per_edge"] = round(st.peak_device_bytes / max(1, row["final_edges"]), 3)
@@ -115,8 +115,8 @@ def _time_backend(name: str, backend: str, cs: ConstraintSet, repeat: int, ref, 
     print(f"{name:8s} {backend:4s} pre={row['preprocess']!s:5s} median {row['solve_ms_median']:9.1f} ms  iters {row['iterations']:5d}  "
           f"agrees {agrees or '-':5s} det {deterministic}  edges {row['final_edges']:,}  "
           f"{row.get('kernel_ms', '')} pre={row.get('preprocess_ms', '')} build={row.get('graph_build_ms', '')} "
-          f"merged={row.get('merged_online', '')}/{row.get('merge_rounds', '')} "
-          f"cand={row.get('cycle_candidates', '')}", flush=True)
+          f"sets={row.get('sets_made', '')} compactions={row.get('compactions', '')} "
+          f"memo={row.get('memo_hits', '')}/{row.get('memo_misses', '')}", flush=True)
     return sols[-1]
 
 
@@ -126,10 +126,6 @@ def cmd_time(args) -> int:
     variants = [("gpu", {})]
     if args.no_preprocess:
         variants.append(("gpu", {"preprocess": False}))
-    if args.no_set_classes:
-        variants.append(("gpu", {"set_classes": False}))
-        if args.no_preprocess:
-            variants.append(("gpu", {"set_classes": False, "preprocess": False}))
     for spec in args.variant or []:
         variants.append(("gpu", _parse_options(spec)))
     if args.cpu:
@@ -169,12 +165,14 @@ def cmd_time(args) -> int:
 
 
 def _parse_options(spec: str) -> dict:
-    """``"hcd=1,cycle_period=4"`` -> ``{"hcd": 1, "cycle_period": 4}`` (ints; true/false)."""
+    """``"pointee_order=false,capacity=4096"`` -> ``{"pointee_order": False, "capacity": 4096}``
+    (ints, floats; true/false)."""
     out: dict = {}
     for item in filter(None, spec.split(",")):
         key, _, value = item.partition("=")
         low = value.strip().lower()
-        out[key.strip()] = True if low == "true" else False if low == "false" else int(value)
+        out[key.strip()] = (True if low == "true" else False if low == "false"
+                            else float(value) if "." in value else int(value))
     return out
 
 
@@ -200,7 +198,6 @@ def _write(rows: list[dict], args, final: bool = False) -> None:
     lines = [f"# Paper inputs: median solve time (ms)\n",
              f"Command: `PYTHONPATH=. python3 bench/gpu_paper_inputs.py time --repeat {args.repeat}"
              f"{' --cpu' if args.cpu else ''}{' --no-preprocess' if args.no_preprocess else ''}"
-             f"{' --no-set-classes' if args.no_set_classes else ''}"
              f"{''.join(f' --variant {v}' for v in args.variant or [])}`; "
              f"machine: {platform.node()}; commit {commit()}.\n",
              markdown_table(df.drop(columns=[c for c in ("kernel_ms",) if c in df])) + "\n"]
@@ -226,10 +223,8 @@ def main(argv=None) -> int:
     t.add_argument("--cpu", action="store_true", help="also time the cpu backend when it exists")
     t.add_argument("--no-preprocess", action="store_true",
                    help="also time the gpu backend without the offline collapse")
-    t.add_argument("--no-set-classes", action="store_true",
-                   help="also time the gpu backend with set_classes=False (the seed's plain pull)")
     t.add_argument("--variant", action="append",
-                   help="also time the gpu backend with these solve() options, e.g. hcd=1,cycles=1 "
+                   help="also time the gpu backend with these solve() options, e.g. pointee_order=false,capacity=65536 "
                         "(repeatable; compared with the reference, else with the gpu defaults)")
     t.add_argument("--out", default=str(ROOT / "bench" / "results"))
     t.add_argument("names", nargs="*")

@@ -44,24 +44,21 @@ METRICS = ("gpu__time_duration.sum", "smsp__inst_executed.sum", "smsp__thread_in
 
 #: What each of the project's kernels does (the rest are CuPy's or thrust's).
 ROLES = {
-    "apply_copy_pairs": "copy rule: N(x) ∪= ΔP(y) for the active copy edges y → x (sorted pairs)",
-    "apply_copy_parts": "copy rule: the parts of long runs of pairs into one target",
-    "apply_rules": "load, store and gep rules (new copy edges, gep targets into N(x))",
-    "update_deltas": "ΔP(x) = N(x) \\ P(x), P(x) ∪= ΔP(x); the same for copy edges",
-    "emit_active_edges": "the copy pairs (x, y) of the sources y with ΔP(y) ≠ ∅",
-    "rules_frontier": "work list of apply_rules",
-    "heads_frontier": "work lists of update_deltas and emit_active_edges",
-    "class_table": "classes of equal sets (hash table, exact compare): each distinct set pulled once",
-    "mark_members": "marks the sources of the round's new copy edges (whose set class is read)",
-    "insert_pairs": "store rule, second half, and initial lists: sorted (key, id) pairs into lists",
+    "emit": "copy, gep and load rules of the changed nodes and their store pairs; Ldelta of the load pointers",
+    "union_update": "one union per target: N(t), then (P, N) -> (P ∪ N, N \\ P) memoized",
+    "store_runs": "store rule: one union per pointer set T, expanded over T's members",
+    "commit_new": "installs the new sets; counts the next round's pairs",
+    "commit_prev": "resets the deltas of the last round's changed nodes",
+    "mark_changed": "bitmap of the pointees whose set changed",
+    "intern_heads": "interns the initial sets",
+    "insert_pairs": "initial lists: sorted (key, id) pairs into lists",
     "insert_records": "insert_pairs for long runs, one 32-word record per element",
     "record_starts": "insert_pairs: where the records of long runs begin",
     "pack_records": "insert_pairs: the bits of each record",
+    "mark_elems": "compaction: marks the elements of the live sets",
+    "copy_elems": "compaction: copies them into the new pool",
     "block_sort_u64": "sort of a pair batch, 4,096-key blocks (bitonic, shared memory)",
     "merge_runs_u64": "sort of a pair batch: one merge pass over sorted runs",
-    "hcd_pairs": "online merging: HCD pairs (pointee, target) of the new deltas",
-    "list_hash": "pointer equivalence: a hash of each ΔP",
-    "mark_classes": "pointer equivalence: class boundaries in hash order",
     "csr_keys": "graph build on the device: CSR keys",
     "csr_first": "graph build on the device: first entry of each row",
     "csr_fill": "graph build on the device: columns and row pointers",
@@ -70,7 +67,7 @@ ROLES = {
 ORIGINAL_VIM = (" The paper's CUDA code on the same H200 (issue 3): one kernel, `copyInv_loadInv_store2storeInv`, "
                 "2.1 s of its 2.4 s, at 31 of 32.")
 #: Kernels that together do the work of the original's copyInv_loadInv_store2storeInv.
-COPY_LOAD_STORE = ("apply_copy_pairs", "apply_copy_parts", "apply_rules")
+COPY_LOAD_STORE = ("emit", "union_update", "store_runs")
 
 
 def cmd_solve(args) -> int:

@@ -7,7 +7,7 @@ format      file name                                module
 ``npz``     ``*.npz``                                :mod:`constraints.npz_format`
 ``paper``   ``B_nodes.txt[.gz]`` (+ siblings)        :mod:`constraints.paper_format`
 ``llvm``    ``*.bc``, ``*.ll``, ``*.c``, ``*.cc``,   :mod:`constraints.llvm` (read only)
-            ``*.cpp``, ``*.cxx``
+            ``*.cpp``, ``*.cxx``, ``*.cu``
 ==========  =======================================  ==========================
 
 A file whose name fits none of these is recognised by its first bytes when it
@@ -28,12 +28,12 @@ from .errors import InputError
 from .model import ConstraintSet
 
 FORMATS = ("acs", "npz", "paper", "llvm")
-LLVM_SUFFIXES = (".bc", ".ll", ".c", ".cc", ".cpp", ".cxx")
+LLVM_SUFFIXES = (".bc", ".ll", ".c", ".cc", ".cpp", ".cxx", ".cu")
 #: Inputs at least this large get a progress bar when stderr is a terminal.
 PROGRESS_MIN_BYTES = 1 << 20
 
 _EXPECTED = ("expected .acs, .acs.gz, .npz, a paper dump's B_nodes.txt[.gz], "
-             "or LLVM input (.bc, .ll, .c, .cc, .cpp, .cxx)")
+             "or LLVM input (.bc, .ll, .c, .cc, .cpp, .cxx, .cu)")
 
 
 def detect_format(path: str | os.PathLike) -> str:

@@ -9,9 +9,10 @@
 // element is one coalesced 128-byte transaction, and word l is only ever written by lane l
 // (so no fences are needed between a warp's own writes and reads of its lists).
 //
-// Allocation is a bump pointer `ctl[CTL_TOP]` over `cap` elements. When a warp's request
-// does not fit, it raises `ctl[ovf_slot]` and gives up on its work; the host grows the pool
-// and runs the (idempotent or resumable) kernel again.
+// Allocation is a bump pointer `ctl[0]` over `cap` elements. When a warp's request does not
+// fit, it raises `ctl[ovf_slot]` and gives up on its work; the host grows the pool (or
+// compacts it) and runs the step again. The other slots of the control block are named in
+// setstore.cuh.
 #pragma once
 
 typedef unsigned int u32;
@@ -23,30 +24,8 @@ typedef unsigned long long u64;
 #define ELEM_BITS 960
 #define WARPS_PER_BLOCK 8
 
-// Sources whose elements union_many loads at once. With the per-lane source lookup of
-// rules.cu, 4 instead of 1 cut the rule kernel by 15-40% on the larger paper inputs (php
-// 443 -> 263 ms, same device call, 2026-11-30).
+// Sources whose elements union_many loads at once (one memory latency per that many sources).
 #define UNION_UNROLL 4
-
-// Slots of the control block `ctl` (u64[24]), shared by every kernel.
-#define CTL_TOP 0          // next free element of the pool
-#define CTL_OVF_RULES 1    // a rule or insert kernel ran out of pool
-#define CTL_OVF_UPDATE 2   // the update kernel ran out of pool (resume it)
-#define CTL_CHANGED 3      // nodes whose delta (points-to or copy-inverse) is non-empty
-#define CTL_NPAIRS 4       // store pairs the next rule kernel will emit
-#define CTL_PAIR_FILL 5    // store pairs emitted so far
-#define CTL_WORK_RULES 6   // atomic work counter of the rule kernel
-#define CTL_WORK_UPDATE 7  // atomic work counter of the update kernel
-#define CTL_WORK_AUX 8     // atomic work counter of auxiliary kernels
-#define CTL_DELTA_BITS 9   // total bits in the new points-to deltas (statistics)
-#define CTL_NSUCC 10       // successor pairs (new copy edges) the next rule kernel will emit
-#define CTL_SUCC_FILL 11   // successor pairs emitted so far
-#define CTL_NACTIVE 12     // active copy edges (source with a non-empty ΔP) of the next round
-#define CTL_ACTIVE_FILL 13 // active copy edges emitted so far
-// 14, 15: merge.cu
-#define CTL_RULES_ITEMS 16  // nodes in the rule kernel's work list (rules_frontier)
-#define CTL_UPDATE_ITEMS 17 // nodes in the update kernel's work list (heads_frontier)
-#define CTL_EMIT_ITEMS 18   // nodes in emit_active_edges' work list (heads_frontier)
 
 struct Pool {
     u32* w;       // cap * 32 words
@@ -88,7 +67,7 @@ __device__ __forceinline__ u32 next_work(u64* counter) {
 __device__ __forceinline__ u32 warp_alloc(Pool& p, u32 count, int ovf_slot) {
     u32 idx = 0;
     if (lane_id() == 0) {
-        u64 at = atomicAdd(&p.ctl[CTL_TOP], (u64)count);
+        u64 at = atomicAdd(&p.ctl[0], (u64)count);
         if (at + count > p.cap) {
             atomicExch(&p.ctl[ovf_slot], 1ull);
             idx = NIL;
@@ -256,52 +235,4 @@ __device__ __forceinline__ u32 pair_key(const u64* __restrict__ pairs, u64 npair
 
 __device__ __forceinline__ bool run_begins(const u64* __restrict__ pairs, u64 npairs, u64 i) {
     return i < npairs && (i == 0 || pair_key(pairs, npairs, i - 1) != pair_key(pairs, npairs, i));
-}
-
-// Work lists: a per-node kernel that handed every representative to a warp through one
-// atomic counter paid a floor of a dependent-load chain and an atomic per node each round,
-// even when a handful of nodes had work (linux: 0.6 ms a round in the rule kernel over its
-// 265k representatives, 88 rounds; H200, 2026-11-30). A frontier kernel looks at 32 nodes a
-// warp, one per lane, and appends those with work to a list; the per-node kernel then walks
-// only the list (its length read on the device). Graphs of few representatives skip the
-// frontier (the per-node kernels then walk every representative). frontier_append: this
-// warp's nodes with `has` set, at slots from *count.
-__device__ __forceinline__ void frontier_append(bool has, u32 x, u32* work, u64* count) {
-    const u32 m = __ballot_sync(FULL_MASK, has);
-    if (!m) return;
-    u64 at = 0;
-    if (lane_id() == 0) at = atomicAdd(count, (u64)__popc(m));
-    at = __shfl_sync(FULL_MASK, at, 0) + __popc(m & ((1u << lane_id()) - 1u));
-    if (has) work[at] = x;
-}
-
-// frontier_scan: the loop of every frontier kernel. Each warp takes 32 consecutive entries of
-// nodes[0, n_work), one per lane, and appends the nodes x with has_work(x) to work (count in
-// *count, zero before).
-template <class HasWork>
-__device__ __forceinline__ void frontier_scan(const u32* __restrict__ nodes, u32 n_work, u32* work,
-                                              u64* count, HasWork has_work) {
-    const u64 stride = (u64)gridDim.x * blockDim.x;
-    for (u64 i0 = (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < n_work; i0 += stride) {
-        const u64 i = i0 + lane_id();
-        u32 x = NIL;
-        bool has = false;
-        if (i < n_work) {
-            x = nodes[i];
-            has = has_work(x);
-        }
-        frontier_append(has, x, work, count);
-    }
-}
-
-// heads_frontier: the nodes x of nodes[0, n_work) with a[x], b[x], c[x], d[x] or e[x]
-// non-empty (pass one array several times for fewer), appended to work (count in *count,
-// zero before).
-extern "C" __global__ void heads_frontier(const u32* __restrict__ nodes, u32 n_work,
-                                          const u32* __restrict__ a, const u32* __restrict__ b,
-                                          const u32* __restrict__ c, const u32* __restrict__ d,
-                                          const u32* __restrict__ e, u32* work, u64* count) {
-    frontier_scan(nodes, n_work, work, count, [&](u32 x) {
-        return a[x] != NIL || b[x] != NIL || c[x] != NIL || d[x] != NIL || e[x] != NIL;
-    });
 }

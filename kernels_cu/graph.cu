@@ -1,6 +1,5 @@
-// The inverted constraint graph of the representatives as CSR lists (see _gpu_graph.py),
-// built in a few launches and without a synchronisation, so that rebuilding it after an
-// online merge costs little:
+// The constraint graph of the representatives as CSR lists (andersen_gpu/backends/gpu/graph.py),
+// built in a few launches and without a synchronisation:
 //
 //   csr_keys      keys[i] = rep[dst[i]] << 32 | rep[src[i]]           (the caller sorts them)
 //   csr_first     first[i] = 1 where sorted entry i differs from entry i-1 (key, and offset
@@ -8,10 +7,6 @@
 //   csr_fill      the distinct entries: col[pos[i] - 1] = low word of keys[i] (and its
 //                 offset) for every first entry; ptr[d] = the compact index of the first
 //                 entry of row d, found by binary search (rows are the high words)
-//   keep_reps     the work list: flag[i] = 1 where nodes[i] is still a representative
-//   compact       out[pos[i] - 1] = in[i] where flag[i] (pos the inclusive prefix sum;
-//                 never past out_cap)
-//   consumers_*   the representatives whose ΔP some rule reads (for online merges)
 //
 // With `has_off`, `off` (read through `order`, the sort permutation) is the offset of each
 // entry; without, both are dummies and not read.
@@ -61,29 +56,4 @@ extern "C" __global__ void csr_fill(const u64* __restrict__ keys, const u64* __r
     }
     // entry lo starts row t's first key, so it is a first entry: pos[lo] - 1 is its index
     ptr[t] = lo < m ? pos[lo] - 1 : (m ? pos[m - 1] : 0u);
-}
-
-extern "C" __global__ void keep_reps(const u32* __restrict__ nodes, u64 k, const u32* __restrict__ rep,
-                                     u32* flag) {
-    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < k) flag[i] = rep[nodes[i]] == nodes[i];
-}
-
-extern "C" __global__ void compact(const u32* __restrict__ in, const u32* __restrict__ flag,
-                                   const u32* __restrict__ pos, u64 k, u32* out, u32 out_cap) {
-    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < k && flag[i] && pos[i] <= out_cap) out[pos[i] - 1] = in[i];
-}
-
-// uses[v] = 1 for the nodes with copy successors, else 0 (DeviceGraph.consumers, first half).
-extern "C" __global__ void consumers_init(u32 n, const u32* __restrict__ succ, unsigned char* uses) {
-    const u32 stride = gridDim.x * blockDim.x;
-    for (u32 v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) uses[v] = succ[v] != NIL;
-}
-
-// uses[rep[readers[i]]] = 1: the representatives whose ΔP a rule other than Copy⁻¹ reads.
-extern "C" __global__ void consumers_mark(const u32* __restrict__ readers, u64 k, const u32* __restrict__ rep,
-                                          unsigned char* uses) {
-    const u64 stride = (u64)gridDim.x * blockDim.x;
-    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += stride) uses[rep[readers[i]]] = 1;
 }

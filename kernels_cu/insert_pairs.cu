@@ -1,7 +1,5 @@
-// Store⁻¹ (second half):  x →p⁻¹ y →s z  ⟹  x →c⁻¹ z, applied from sorted (x, z) pairs.
-//
-// Also builds the initial lists (x = &y gives the pair (x, y) for pts(x); x = y gives the
-// pair (x, y) for c⁻¹(x)) and the successor lists of copy edges (y, x) for y →c x.
+// Lists built from sorted pairs (launcher: andersen_gpu/backends/gpu/lists.py): the initial
+// points-to lists, x = &y giving the pair (x, y), before they are interned.
 //
 // Input: `pairs` sorted ascending, each (key << 32) | id. For every distinct key k, the ids of
 // its run are OR-ed into the list heads[k]. One warp per group of 32 consecutive pairs: it
@@ -10,8 +8,8 @@
 #include "bitvec.cuh"
 
 //
-// When `ovf_slot` is already raised at launch, the pairs may be incomplete (the rule kernel
-// that emits them gave up): the kernel then does nothing and the host runs the round again.
+// When `ovf_slot` is already raised at launch, the kernel does nothing (the host makes room
+// and runs it again).
 // Pairs whose key is n_keys or more are placeholders and are left out.
 extern "C" __global__ void insert_pairs(const u64* __restrict__ pairs, u64 npairs, u32* heads,
                                         u32 n_keys, u32* pool_w, u64* ctl, u32 cap, int ovf_slot) {

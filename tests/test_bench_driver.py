@@ -314,8 +314,8 @@ def test_ncu_summary_sums_launches_and_weights_lanes_by_instructions(tmp_path):
     from bench import ncu_kernels
 
     head = '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
-    launches = [(0, "apply_rules", 1_000_000, 100, 3_200, 50.0), (1, "apply_rules", 3_000_000, 300, 4_800, 30.0),
-                (2, "update_deltas", "2,000,000", "1,000", "32,000", 60.0)]
+    launches = [(0, "emit", 1_000_000, 100, 3_200, 50.0), (1, "emit", 3_000_000, 300, 4_800, 30.0),
+                (2, "commit_new", "2,000,000", "1,000", "32,000", 60.0)]
     rows = [head, "==PROF== Connected to process 1"]
     for lid, kernel, ns, inst, tinst, occ in launches:
         for metric, value in (("gpu__time_duration.sum", ns), ("smsp__inst_executed.sum", inst),
@@ -325,12 +325,12 @@ def test_ncu_summary_sums_launches_and_weights_lanes_by_instructions(tmp_path):
     raw = tmp_path / "raw.csv"
     raw.write_text("\n".join(rows) + "\n==PROF== Disconnected\n")
     table = ncu_kernels.per_kernel(ncu_kernels.read_raw(raw)).set_index("kernel")
-    assert table.loc["apply_rules", "launches"] == 2
-    assert table.loc["apply_rules", "ms"] == pytest.approx(4.0)
-    assert table.loc["apply_rules", "active_lanes"] == pytest.approx(8_000 / 400)   # not (32 + 16) / 2
-    assert table.loc["apply_rules", "warps_active_pct"] == pytest.approx(40.0)
-    assert table.loc["update_deltas", "active_lanes"] == pytest.approx(32.0)
-    assert list(table.index) == ["apply_rules", "update_deltas"]                    # most time first
+    assert table.loc["emit", "launches"] == 2
+    assert table.loc["emit", "ms"] == pytest.approx(4.0)
+    assert table.loc["emit", "active_lanes"] == pytest.approx(8_000 / 400)   # not (32 + 16) / 2
+    assert table.loc["emit", "warps_active_pct"] == pytest.approx(40.0)
+    assert table.loc["commit_new", "active_lanes"] == pytest.approx(32.0)
+    assert list(table.index) == ["emit", "commit_new"]                    # most time first
     assert table.share_pct.sum() == pytest.approx(100.0)
     out = tmp_path / "ncu-x"
     ncu_kernels.write_summary(table.reset_index(), out, dict(input="x", command="c", ncu_command="n",

@@ -312,7 +312,7 @@ def test_example_solution_by_name() -> None:
 
 
 def test_readme_test_command_is_what_ci_runs() -> None:
-    install_and_test = "python3 -m pip install -e '.[test]' && python3 -m pytest"
+    install_and_test = "python3 -m pip install -e '.[test,cuda]' && python3 -m pytest"
     assert _readme_commands()[1] == install_and_test
     ci = (ROOT / ".ci" / "run").read_text()
     for part in install_and_test.split(" && "):

@@ -39,128 +39,28 @@ def test_random_sets_match_reference(cs):
     assert_same(cs)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=40, max_constraints=80))
-def test_random_sets_with_set_classes(cs):
-    assert_same(cs, set_classes=True, ptr_eq_min_changed=0)
-    # the hash-sort classes instead of the class table
-    assert_same(cs, set_classes=True, ptr_eq_min_changed=0, class_table=False)
-    # every run of more than 32 active copy edges cut into chunks, with and without the
-    # known-bits filter in the copy kernel
-    assert_same(cs, copy_chunk=32)
-    assert_same(cs, copy_chunk=32, copy_filter=True)
-    # the constraint set's own numbering (no pointee order)
-    assert_same(cs, pointee_order=False)
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=2500, max_constraints=200, with_i2p=True, with_merges=True))
-def test_random_sets_with_insert_records(cs):
-    # every pair batch through pack_records + insert_records (ids past one element's 960 bits
-    # among them), once with a one-element pool so that insert_records overflows and reruns
-    from unittest.mock import patch
-
-    from andersen_gpu.backends import _gpu_insert_pairs
-    with patch.object(_gpu_insert_pairs, "RECORDS_MIN_PAIRS", 1), \
-            patch.object(_gpu_insert_pairs, "RECORD_MIN_FILL", 0):
-        assert_same(cs)
-        assert_same(cs, capacity=1, set_classes=False)
-        assert_same(cs, hcd=False, cycles=True, cycle_period=1)
+@given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
+def test_random_sets_pool_compaction(cs):
+    # a one-element pool: the initial lists grow it, and every round that runs out of pool
+    # compacts it and runs again; compact_fill=0.01 compacts after every round
+    assert_same(cs, capacity=1)
+    assert_same(cs, capacity=1, compact_fill=0.01)
+    # the constraint set's own numbering, and no offline collapse
+    assert_same(cs, pointee_order=False, preprocess=False, capacity=1)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
-def test_random_sets_pool_growth_and_no_ptr_eq(cs):
-    # a one-element pool forces every kernel through the grow-and-run-again path
-    # (the update then also resumes after folding the rule kernel's lists NR into N)
-    assert_same(cs, capacity=1, pointer_equivalence=False, filter_known=False)
-    assert_same(cs, capacity=1, ptr_eq_min_changed=0)
-    assert_same(cs, capacity=1, overlap=False)
-
-
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
-def test_random_sets_pool_growth_through_host(cs):
-    # every growth copies the pool out to host memory, frees it, and copies it back: the path
-    # taken when the old and the new pool do not fit on the device side by side
-    from unittest import mock
-
-    from andersen_gpu.backends import _gpu_pool
-    grow = _gpu_pool.DevicePool.grow
-    with mock.patch.object(_gpu_pool.DevicePool, "grow",
-                           lambda self, top: grow(self, top, stage_through_host=True)):
-        assert_same(cs, capacity=1, ptr_eq_min_changed=0)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=40, max_constraints=80, with_i2p=None, with_merges=None))
-def test_random_sets_with_online_cycles(cs):
-    # a cycle scan every round; once with a one-element pool (merge_parts grows it)
-    assert_same(cs, cycles=True, cycle_period=1, ptr_eq_min_changed=0)
-    assert_same(cs, cycles=True, cycle_period=1, capacity=1, set_classes=False)
-
-
-def with_sound_hcd(cs: ConstraintSet, rng: np.random.Generator) -> ConstraintSet:
-    """``cs`` with an HCD table that is sound by construction: (p, t) wherever every pointee
-    of p (but the int-to-pointer object) has the final set of t in the reference solution."""
-    import dataclasses
-    sol = reference.solve(cs)
-    sets = [tuple(sol.points_to(v).tolist()) for v in range(cs.n_nodes)]
-    by_set: dict[tuple, list[int]] = {}
-    for v, s in enumerate(sets):
-        by_set.setdefault(s, []).append(v)
-    hp, ht = [], []
-    for p in range(cs.n_nodes):
-        zs = [z for z in sets[p] if z != cs.int_to_pointer]
-        if zs and len({sets[z] for z in zs}) == 1:
-            hp.append(p)
-            ht.append(int(rng.choice(by_set[sets[zs[0]]])))
-    return dataclasses.replace(cs, hcd_ptr=np.array(hp, np.int32),
-                               hcd_target=np.array(ht, np.int32))
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=40, max_constraints=80))
-def test_random_sets_with_online_hcd(cs):
-    cs = with_sound_hcd(cs, np.random.default_rng(cs.n_nodes))
-    assert_same(cs, hcd=True)
-    assert_same(cs, hcd=True, cycles=True, cycle_period=1, capacity=1, ptr_eq_min_changed=0)
-    # pairs waiting two rounds before their batch is merged; and with cycle scans in between
-    assert_same(cs, hcd=True, merge_period=2)
-    assert_same(cs, hcd=True, merge_period=3, cycles=True, cycle_period=2, capacity=1)
-    # paced by cost: a factor of 0 (with one round's median and no minimum batch) merges
-    # whenever pairs wait, a huge one never does
+@given(constraint_sets(max_nodes=2500, max_constraints=200, with_i2p=True, with_merges=True))
+def test_random_sets_tiny_tables(cs):
+    # a set table of a few ids (it grows and the round runs again) and caches of two slots
+    # (probes find no room: computed without caching); ids past one element's 960 bits
     from unittest.mock import patch
 
-    from andersen_gpu.backends import _gpu_merge
-    with patch.object(_gpu_merge, "AUTO_MIN_PAIRS", 1), patch.object(_gpu_merge, "AUTO_ROUNDS", 1):
-        assert_same(cs, hcd="auto", merge_cost_factor=0.0)
-    with patch.object(_gpu_merge, "AUTO_MIN_PAIRS", 2):
-        assert_same(cs, hcd="auto", merge_cost_factor=0.0)
-    assert_same(cs, hcd="auto", merge_cost_factor=1e9)
-    # the pairs of the rounds before paced merging started, collected at once from P when it
-    # starts (here at round 3), over a one-pair buffer that they overrun
-    with patch.object(_gpu_merge, "AUTO_MIN_PAIRS", 1), patch.object(_gpu_merge, "INITIAL_PAIR_BUFFER", 1):
-        assert_same(cs, hcd="auto", merge_cost_factor=0.0)
-    # a one-pair buffer: every round's pairs overrun it, so it grows and emits them again
-    with patch.object(_gpu_merge, "INITIAL_PAIR_BUFFER", 1):
-        assert_same(cs, hcd=True, merge_period=2)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
-def test_random_sets_through_work_lists(cs):
-    # every per-node kernel walks the frontier's work list (graphs below FRONTIER_MIN_NODES
-    # representatives skip it): with pool growth (the update resumed over the same list),
-    # online HCD merges (the list of a smaller graph) and cycle scans
-    from unittest.mock import patch
-
-    from andersen_gpu.backends import _gpu_pool
-    with patch.object(_gpu_pool, "FRONTIER_MIN_NODES", 0):
+    from andersen_gpu.backends.gpu import sets
+    with patch.object(sets, "MIN_SETS", 4), patch.object(sets, "MIN_CACHE_SLOTS", 2):
+        assert_same(cs, capacity=1)
         assert_same(cs)
-        assert_same(cs, capacity=1, ptr_eq_min_changed=0)
-        assert_same(with_sound_hcd(cs, np.random.default_rng(cs.n_nodes)), hcd=True, capacity=1)
-        assert_same(cs, cycles=True, cycle_period=1, set_classes=False)
 
 
 @pytest.mark.parametrize("base", [0, 31, 32, 33, 958, 959, 960, 961, 1023, 1024, 1025, 1919, 1920])
@@ -187,7 +87,7 @@ def test_sort_keys_small_and_large(n, spread):
     # all-ones key (the padding value), and a prefix of a larger buffer whose tail must stay
     # untouched
     import cupy
-    from andersen_gpu.backends._gpu_sort import sort_keys
+    from andersen_gpu.backends.gpu.sort import sort_keys
     rng = np.random.default_rng(n)
     high = 2**63 if spread == "wide" else 7
     host = rng.integers(0, high, n + 50, dtype=np.uint64) * np.uint64(2)
@@ -224,9 +124,9 @@ def test_store_and_successor_pairs_of_one_round_stay_apart():
                                          store=[(0, 0), (0, 0), (0, 0), (1, 2), (0, 0)]))
 
 
-def test_long_runs_of_one_target_cut_into_chunks():
-    # b_i = a_i = &o_(i//2) and x = b_i for 3,000 i: in round 2 the 3,000 old edges b_i → x
-    # are active at once (pairs of equal ΔP, hence equal classes, repeat), more than a chunk
+def test_long_run_of_one_target():
+    # b_i = a_i = &o_(i//2) and x = b_i for 3,000 i: in round 2 x receives 3,000 deltas at once
+    # (pairs of equal sets: 1,500 distinct sids), one run of the union kernel
     k = 3000
     a, b, x = k, 2 * k, 3 * k
     addr = [(a + i, i // 2) for i in range(k)] + [(x, 5)]
@@ -235,13 +135,36 @@ def test_long_runs_of_one_target_cut_into_chunks():
     cs = ConstraintSet.from_lists(3 * k + 3, obj_size={j: 1 for j in range(k)}, addr=addr, copy=copy)
     want = reference.solve(cs)
     assert want.points_to(x).tolist() == list(range(k // 2))
-    for chunk, filt in ((32, False), (32, True), (64, False), (1024, True), (0, False), (0, True)):
-        got = gpu_solve(cs, preprocess=False, hcd=False, copy_chunk=chunk, copy_filter=filt, trace=True)
-        assert got == want, got.diff_report(want, labels=(f"gpu chunk={chunk} filter={filt}", "reference"))
-        longest = max(r.get("active_run", [0])[0] for r in got.stats.notes["trace"])
-        assert longest >= k   # the run did go through the copy kernel
-    with pytest.raises(ValueError, match="copy_chunk"):
-        gpu_solve(cs, copy_chunk=48)
+    for capacity in (None, 1):
+        got = gpu_solve(cs, preprocess=False, capacity=capacity, trace=True)
+        assert got == want, got.diff_report(want, labels=(f"gpu capacity={capacity}", "reference"))
+        assert max(r["pairs_bound"] for r in got.stats.notes["trace"]) >= k
+
+
+def test_equal_sets_are_stored_once():
+    # 2,000 pointers copy one set of 500 objects: one list of 500 ids (a single 960-bit element
+    # once ordered), not 2,000 copies; and they all receive the same contribution, so the
+    # unions are memoized
+    k, m = 2000, 500
+    src = m + k
+    addr = [(src, j) for j in range(m)]
+    copy = [(m + i, src) for i in range(k)]
+    cs = ConstraintSet.from_lists(src + 1, obj_size={j: 1 for j in range(m)}, addr=addr, copy=copy)
+    got = gpu_solve(cs, preprocess=False)
+    assert got == reference.solve(cs)
+    notes = got.stats.notes
+    assert notes["distinct_sets"] == 2            # the empty set and the shared one
+    assert notes["final_edges"] == (k + 1) * m
+    assert notes["pool_elements_used"] < 64       # not one list per pointer
+    assert notes["memo_hits"] >= k - 1            # (P = ∅, N = the set): computed once
+
+
+def test_unknown_option_is_refused():
+    cs = ConstraintSet.from_lists(2, addr=[(0, 1)])
+    with pytest.raises(TypeError, match="copy_chunk"):
+        gpu_solve(cs, copy_chunk=32)
+    with pytest.raises(ValueError, match="compact_fill"):
+        gpu_solve(cs, compact_fill=0)
 
 
 def test_empty_and_trivial_inputs():
@@ -255,9 +178,11 @@ def test_stats_are_filled():
     assert gpu_solve(cs).stats.kernel_ms == {}   # CUDA events only when asked for
     st = gpu_solve(cs, timing=True).stats
     assert st.backend == "gpu" and st.iterations >= 1 and st.solve_ms > 0
-    assert {"rules", "update"} <= set(st.kernel_ms)
+    assert {"emit", "union", "commit"} <= set(st.kernel_ms)
     assert st.pool_bytes > 0 and st.peak_device_bytes > 0
     assert st.notes["final_edges"] == 1 + 1 + 2 + 1 + 1  # 2,3,4(x2),0→{1},5→{1}
+    assert st.notes["distinct_sets"] == 4                 # ∅, {0}, {1}, {0, 1}
+    assert st.notes["bytes_per_fact"] == round(st.peak_device_bytes / 6, 4)
 
 
 def test_trace_has_one_entry_per_round():
@@ -267,7 +192,7 @@ def test_trace_has_one_entry_per_round():
     assert got == reference.solve(cs)
     trace = got.stats.notes["trace"]
     assert len(trace) == got.stats.iterations
-    assert all(r["changed"] > 0 and "rules" in r for r in trace)
+    assert all(r["changed"] > 0 or r["carried"] > 0 for r in trace)
 
 
 def _dump(name: str):
@@ -281,15 +206,9 @@ def _dump(name: str):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", [dict(set_classes=False), dict(), dict(device_graph=False),
-                                     dict(hcd=True), dict(hcd=True, merge_period=4),
-                                     dict(hcd=True, cycles=True, cycle_period=1),
-                                     dict(class_table=False, ptr_eq_min_changed=0),
-                                     dict(copy_chunk=32), dict(copy_chunk=0, copy_filter=True),
-                                     dict(pointee_order=False), dict(overlap=False)],
-                         ids=["plain", "set_classes", "host_graph", "hcd", "hcd_batched", "hcd_cycles",
-                              "sort_classes", "chunk32", "no_chunks_copy_filter", "no_pointee_order",
-                              "one_stream"])
+@pytest.mark.parametrize("options", [dict(), dict(pointee_order=False), dict(preprocess=False),
+                                     dict(capacity=1 << 12, compact_fill=0.25)],
+                         ids=["defaults", "no_pointee_order", "no_preprocess", "small_pool"])
 @pytest.mark.parametrize("name", ["ex", "gcc", "perl", "vim"])
 def test_paper_reference_solutions(name, options):
     cs, ref = _dump(name)

@@ -79,7 +79,7 @@ class AnnotateStats:
                 f"size: {self.bytes_in} -> {self.bytes_out} bytes (+{grow:.1f}%)"]
 
 
-def annotate_text(text: str, facts: AliasFacts) -> tuple[str, AnnotateStats]:
+def annotate_text(text: str, facts: AliasFacts, part: bool = False) -> tuple[str, AnnotateStats]:
     """The IR ``text`` with scoped-noalias metadata from ``facts``.
 
     Parameters
@@ -87,6 +87,9 @@ def annotate_text(text: str, facts: AliasFacts) -> tuple[str, AnnotateStats]:
     text : the module's IR as the user has it (the same module the facts were
         computed from, printed by any LLVM version)
     facts : :func:`~andersen_gpu.aliasfacts.analyze` of that module
+    part : ``text`` is one part of the analysed program (a CUDA program's device
+        module, :mod:`constraints.llvm.cuda`): the facts of functions it does not
+        define are left out instead of being an error
 
     Returns
     -------
@@ -102,7 +105,7 @@ def annotate_text(text: str, facts: AliasFacts) -> tuple[str, AnnotateStats]:
     stats = AnnotateStats(bytes_in=len(text.encode()))
     defs = [int(x) for x in _MD_DEF.findall(text)]
     md = _Metadata(max(defs) + 1 if defs else 0, text)
-    for fname, line_of in site_lines(lines, facts).items():
+    for fname, line_of in site_lines(lines, facts, part).items():
         _annotate_function(fname, lines, line_of, facts, md, stats)
     out = "\n".join(lines)
     if md.new:
@@ -112,8 +115,9 @@ def annotate_text(text: str, facts: AliasFacts) -> tuple[str, AnnotateStats]:
     return out, stats
 
 
-def site_lines(lines: list[str], facts: AliasFacts) -> dict[str, dict[int, int]]:
-    """Where each site of ``facts`` is in ``lines``: ``{function: {site: line index}}``.
+def site_lines(lines: list[str], facts: AliasFacts, part: bool = False) -> dict[str, dict[int, int]]:
+    """Where each site of ``facts`` is in ``lines``: ``{function: {site: line index}}``
+    (``part``: as in :func:`annotate_text`).
 
     Raises
     ------
@@ -141,7 +145,7 @@ def site_lines(lines: list[str], facts: AliasFacts) -> dict[str, dict[int, int]]
             raise InputError(f"@{f}: no instruction {k} in block {b} of the text, where the facts have a "
                              f"{facts.sites.kind[missing[0]]}; were they computed from this module?")
     absent = set(facts.sites.function) - set(out)
-    if absent:
+    if absent and not part:
         raise InputError(f"function @{sorted(absent)[0]} of the facts is not defined in the text")
     return out
 

@@ -22,7 +22,7 @@ HELP = "write per-instruction alias facts (Parquet or JSON Lines side file)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", metavar="INPUT", nargs="+", help=".bc, .ll, .c, .cc or .cpp files (linked)")
+    parser.add_argument("inputs", metavar="INPUT", nargs="+", help=".bc, .ll, .c, .cc, .cpp or .cu files (linked)")
     parser.add_argument("-o", "--output", metavar="OUT", required=True,
                         help="facts file, .parquet or .jsonl (two sibling files are written beside it)")
     add_backend_argument(parser)

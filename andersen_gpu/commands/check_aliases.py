@@ -37,7 +37,7 @@ PASS_WHEN_ALIAS = {"MAYALIAS": True, "MUSTALIAS": True, "PARTIALALIAS": True, "N
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", metavar="INPUT", nargs="+",
-                        help=".bc, .ll, .c, .cc or .cpp files; each is checked as its own program")
+                        help=".bc, .ll, .c, .cc, .cpp or .cu files; each is checked as its own program")
     add_backend_argument(parser)
     parser.add_argument("--json", metavar="OUT", help="also write the results as JSON")
     parser.add_argument("--cflag", action="append", default=[], metavar="FLAG",

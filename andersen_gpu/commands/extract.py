@@ -1,7 +1,9 @@
 """Extract the constraints of a whole C/C++ program given as LLVM input.
 
 INPUT files (``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp``) are linked into one
-program; sources are compiled with clang-19 (``-O0 -g`` then ``mem2reg``).
+program; sources are compiled with clang-19 (``-O0 -g`` then ``mem2reg``). A CUDA
+program (a ``.cu`` source, or its host and device modules) is analysed host and
+device together (``constraints.llvm.cuda``).
 The constraint set is written to OUT in the format its name says (``.acs``,
 ``.acs.gz``, ``.npz``, or a paper dump's ``B_nodes.txt``). ``--stats`` prints
 counts per kind and every external function called without a model (whose
@@ -20,7 +22,7 @@ HELP = "extract constraints from LLVM bitcode/IR or C/C++ sources"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", metavar="INPUT", nargs="+", help=".bc, .ll, .c, .cc or .cpp files (linked)")
+    parser.add_argument("inputs", metavar="INPUT", nargs="+", help=".bc, .ll, .c, .cc, .cpp or .cu files (linked)")
     parser.add_argument("-o", "--output", metavar="OUT", required=True,
                         help="output constraint set (.acs, .acs.gz, .npz, or B_nodes.txt[.gz])")
     parser.add_argument("--stats", action="store_true",

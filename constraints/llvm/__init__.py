@@ -14,6 +14,9 @@ allocation call), ``@f`` (a function, whose slots are ``@f#ret``,
 ``@f#argK`` and ``@f#va``); ``locations`` holds ``file:line`` where the
 bitcode has debug information.
 
+A CUDA program (a ``.cu`` source, or its host and device modules) is compiled and
+linked into one module by :mod:`.cuda`, host allocations reaching kernel parameters.
+
 For one ``.bc`` file, :func:`extract_with_stats` lets the ``read_bitcode``
 helper extract the constraints in C++ (:mod:`.fast_extract`, the same result
 as the Python extractor on the module's text, which stays the fallback and
@@ -56,7 +59,8 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
 
     Parameters
     ----------
-    paths : ``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp`` files (linked together)
+    paths : ``.bc``, ``.ll``, ``.c``, ``.cc``, ``.cpp`` files (linked together), or a CUDA
+        program (``.cu``, or its host and device modules: :mod:`.cuda`)
     clang_flags : extra flags for compiling sources (``-I``, ``-D``)
     progress : optional tqdm-like factory ``progress(total=n)`` for a progress bar
         over the instructions (IR lines, on the Python extractor's path)

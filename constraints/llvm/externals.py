@@ -354,6 +354,62 @@ sched_setscheduler sem_clockwait sem_destroy sem_init sem_post sem_trywait sem_w
 sigtimedwait sigwait sigwaitinfo waitid wcsftime wmemcmp
 """, NONE)
 
+# -- CUDA (constraints/llvm/cuda.py links host and device into one module) --
+# host: the runtime API. Allocations write a fresh object of the call site into *arg;
+# stream, event and array handles are opaque objects made the same way
+_add("cudaMalloc cudaMallocManaged cudaMallocHost cudaHostAlloc cudaMallocPitch cudaMallocAsync "
+     "cudaMallocAsync_ptsz cudaMallocFromPoolAsync cudaMalloc3D cudaMallocArray cudaMalloc3DArray "
+     "cudaStreamCreate cudaStreamCreateWithFlags cudaStreamCreateWithPriority cudaEventCreate "
+     "cudaEventCreateWithFlags cudaGraphCreate cudaMemPoolCreate", (("alloc_out", 0),))
+# copies of contents between host and device memory, and to or from a __device__/__constant__ symbol
+_add("cudaMemcpy cudaMemcpyAsync cudaMemcpy_ptds cudaMemcpyAsync_ptsz cudaMemcpyToSymbol "
+     "cudaMemcpyToSymbolAsync cudaMemcpyFromSymbol cudaMemcpyFromSymbolAsync cudaMemcpyToSymbol_ptds "
+     "cudaMemcpyFromSymbol_ptds cudaMemcpyToSymbolAsync_ptsz cudaMemcpyFromSymbolAsync_ptsz", (("copy", 0, 1),))
+_add("cudaMemcpy2D cudaMemcpy2DAsync cudaMemcpy2D_ptds cudaMemcpy2DAsync_ptsz cudaMemcpyPeer "
+     "cudaMemcpyPeerAsync", (("copy", 0, 2),))
+# *arg0 receives a pointer into arg1's object (mapped host memory, a symbol's device address)
+_add("cudaHostGetDevicePointer cudaGetSymbolAddress", (("store_into", 0, 1),))
+_add("cudaGetErrorString cudaGetErrorName", STATIC_TEXT)
+_add("__cudaRegisterFatBinary", STATIC)
+# cudaLaunchKernel has no model on purpose: cuda_link turns each launch of a known kernel
+# into a call of it, and a launch it cannot resolve stays an unmodelled call (unknown effects)
+_add("""
+cudaFree cudaFreeHost cudaFreeAsync cudaFreeAsync_ptsz cudaFreeArray cudaMemset cudaMemsetAsync cudaMemset2D
+cudaMemset_ptds cudaMemsetAsync_ptsz cudaMemset2DAsync cudaHostRegister cudaHostUnregister
+cudaDeviceSynchronize cudaThreadSynchronize cudaDeviceReset cudaGetLastError cudaPeekAtLastError cudaSetDevice
+cudaGetDevice cudaGetDeviceCount cudaGetDeviceProperties cudaGetDeviceProperties_v2 cudaDeviceGetAttribute
+cudaSetDeviceFlags cudaGetDeviceFlags cudaDeviceSetCacheConfig cudaDeviceSetSharedMemConfig cudaDeviceSetLimit
+cudaDeviceGetLimit cudaDeviceCanAccessPeer cudaDeviceEnablePeerAccess cudaDeviceDisablePeerAccess
+cudaMemGetInfo cudaMemPrefetchAsync cudaMemAdvise cudaDriverGetVersion cudaRuntimeGetVersion
+cudaStreamSynchronize cudaStreamDestroy cudaStreamWaitEvent cudaStreamQuery cudaEventRecord
+cudaEventRecord_ptsz cudaEventSynchronize cudaEventElapsedTime cudaEventDestroy cudaEventQuery
+cudaFuncSetCacheConfig cudaFuncSetAttribute cudaFuncGetAttributes cudaFuncSetSharedMemConfig
+cudaOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+cudaProfilerStart cudaProfilerStop cudaMemPoolDestroy cudaGraphDestroy
+__cudaPushCallConfiguration __cudaPopCallConfiguration cudaConfigureCall __cudaRegisterFunction
+__cudaRegisterVar __cudaRegisterManagedVar __cudaRegisterFatBinaryEnd __cudaUnregisterFatBinary
+__cudaInitModule
+vprintf __assertfail __nvvm_reflect
+""", NONE)
+# device: NVVM intrinsics by family (llvm.nvvm.fma.rn.ftz.f is found as llvm.nvvm.fma).
+# Address-space conversions and the pointer forms of ldg/ldu/move/mapa carry pointers;
+# cp.async copies global memory into shared memory; every other family moves numbers only
+# (special registers, barriers, votes and shuffles of integers, atomics on numbers, math,
+# conversions, matrix and texture operations on numbers and integer handles)
+_add("llvm.nvvm.ptr llvm.nvvm.move.ptr llvm.nvvm.mapa", RET0)
+_add("llvm.nvvm.ldg.global.p llvm.nvvm.ldu.global.p", (("ret_arg", "*0"),))
+_add("llvm.nvvm.cp.async.ca llvm.nvvm.cp.async.cg", (("copy", 0, 1),))
+for _f in """
+read.ptx.sreg barrier0 barrier bar membar fence shfl vote match activemask redux atomic ldg.global.i
+ldg.global.f ldu.global.i ldu.global.f move.i16 move.i32 move.i64 move.float move.double isspacep istypep
+cp.async.commit.group cp.async.wait cp.async.mbarrier cp.async.bulk mbarrier nanosleep prefetch exit
+compiler reflect setmaxnreg getctarank is_explicit_cluster wmma mma ldmatrix tex tld4 txq suld sust suq
+texsurf fabs fmin fmax fma sqrt rsqrt rcp ex2 lg2 sin cos saturate trunc round floor ceil neg abs add mul
+div mul24 mulhi sad prmt fns lohi swap rotate bitcast d2i d2ui d2ll d2ull d2f i2d ui2d ll2d ull2d i2f ui2f
+ll2f ull2f f2i f2ui f2ll f2ull f2h f2bf16 f2tf32 bf2h ff2bf16x2 ff2f16x2 popc clz brev
+""".split():
+    MODELS["llvm.nvvm." + _f] = NONE
+
 # C++-mangled and plain alias-assertion functions handled by the extractor
 ALIAS_CHECKS = ("MAYALIAS", "NOALIAS", "MUSTALIAS", "PARTIALALIAS", "EXPECTEDFAIL_MAYALIAS",
                 "EXPECTEDFAIL_NOALIAS")

@@ -42,6 +42,7 @@ C_SUFFIXES = {".c": "c", ".i": "c"}
 CXX_SUFFIXES = {".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".C": "c++", ".c++": "c++", ".ii": "c++"}
 IR_SUFFIXES = (".bc", ".ll")
 SOURCE_SUFFIXES = tuple(C_SUFFIXES) + tuple(CXX_SUFFIXES)
+CUDA_SUFFIXES = (".cu",)  # constraints/llvm/cuda.py
 CLANG = os.environ.get("ANDERSEN_CLANG", "clang-19")
 OPT = os.environ.get("ANDERSEN_OPT", "opt-19")
 LLVM_DIS = os.environ.get("ANDERSEN_LLVM_DIS", "llvm-dis-19")
@@ -97,15 +98,24 @@ def compile_source(path: str | os.PathLike, out_dir: str | os.PathLike, extra_fl
     lang = C_SUFFIXES.get(src.suffix) or CXX_SUFFIXES.get(src.suffix)
     if lang is None:
         raise InputError(f"not a C/C++ source (suffix {src.suffix!r})", str(src))
-    clang, opt = _tool(CLANG), _tool(OPT)
-    out_dir = Path(out_dir)
-    raw = out_dir / f"{src.stem}.O0.bc"
-    out = out_dir / f"{src.stem}.bc"
     std = ["-std=c++17"] if lang == "c++" else []
-    cmd = [clang, "-x", lang, *std, *CLANG_FLAGS, *extra_flags, str(src), "-o", str(raw)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    return clang_then_mem2reg(["-x", lang, *std, *CLANG_FLAGS, *extra_flags], src, Path(out_dir) / f"{src.stem}.bc")
+
+
+def clang_then_mem2reg(flags: list[str], src: Path, out: Path, what: str = "") -> Path:
+    """``clang-19 FLAGS SRC`` into a temporary ``.O0.bc`` beside ``out``, then ``opt-19
+    -passes=mem2reg`` into ``out``; ``what`` names the compile in errors (" (host side)").
+
+    Raises
+    ------
+    InputError
+        clang-19 or opt-19 missing, or either fails (its first error line).
+    """
+    clang, opt = _tool(CLANG), _tool(OPT)
+    raw = out.with_suffix(".O0.bc")
+    res = subprocess.run([clang, *flags, str(src), "-o", str(raw)], capture_output=True, text=True)
     if res.returncode != 0:
-        raise InputError(f"{CLANG} failed: {_first_error(res.stderr)}", str(src))
+        raise InputError(f"{CLANG}{what} failed: {_first_error(res.stderr)}", str(src))
     res = subprocess.run([opt, "-passes=mem2reg", str(raw), "-o", str(out)], capture_output=True, text=True)
     if res.returncode != 0:
         raise InputError(f"{OPT} -passes=mem2reg failed: {_first_error(res.stderr)}", str(src))
@@ -221,10 +231,15 @@ def _read(paths, extra_flags, reader: str, extract: bool, progress=None):
     for p in paths:
         if not p.exists():
             raise InputError("no such file", str(p))
-        if p.suffix not in IR_SUFFIXES and p.suffix not in SOURCE_SUFFIXES:
-            raise InputError(f"unknown input kind {p.suffix!r}; expected .bc, .ll, .c, .cc or .cpp", str(p))
+        if p.suffix not in IR_SUFFIXES and p.suffix not in SOURCE_SUFFIXES and p.suffix not in CUDA_SUFFIXES:
+            raise InputError(f"unknown input kind {p.suffix!r}; expected .bc, .ll, .c, .cc, .cpp or .cu", str(p))
     names = [str(p) for p in paths]
     with tempfile.TemporaryDirectory(prefix="andersen-cc-") as tmp:
+        from . import cuda
+
+        program = cuda.prepare(paths, tmp, extra_flags)  # host and device as one module
+        if program is not None:
+            paths = [program.combined]
         ir = []
         for k, p in enumerate(paths):
             if p.suffix in SOURCE_SUFFIXES:
@@ -324,13 +339,7 @@ def cache_dir() -> Path:
 
 
 def fast_reader() -> tuple[str | None, str | None]:
-    """The compiled ``read_bitcode`` helper, built on first use.
-
-    The executable's name carries a hash of its source and of the compiler and
-    ``llvm-config`` used, so an edited source or another LLVM builds a new one;
-    a build goes to a temporary name first, then is renamed (concurrent first
-    uses are safe). A failed compile is remembered next to it (``.failed``) and
-    not retried until the source, the compiler or LLVM changes.
+    """The compiled ``read_bitcode`` helper, built on first use (:func:`llvm_helper`).
 
     Returns
     -------
@@ -338,19 +347,37 @@ def fast_reader() -> tuple[str | None, str | None]:
     ``llvm-config-19``/LLVM 19 headers: Debian package ``llvm-19-dev``, or a
     compile error, whose first line is given).
     """
+    return llvm_helper("read_bitcode", READER_FILES)
+
+
+def llvm_helper(name: str, files) -> tuple[str | None, str | None]:
+    """A C++ helper linked against LLVM 19, compiled from ``files`` on first use.
+
+    The executable (``NAME-HASH`` in :func:`cache_dir`) carries a hash of its
+    sources and of the compiler and ``llvm-config`` used, so an edited source or
+    another LLVM builds a new one; a build goes to a temporary name first, then
+    is renamed (concurrent first uses are safe). A failed compile is remembered
+    next to it (``.failed``) and not retried until the sources, the compiler or
+    LLVM change.
+
+    Returns
+    -------
+    (path, None), or (None, why) as :func:`fast_reader`.
+    """
+    files = tuple(Path(f) for f in files)
     try:
-        source = b"\0".join(p.read_bytes() for p in READER_FILES)
+        source = b"\0".join(p.read_bytes() for p in files)
     except OSError as exc:
-        return None, f"{Path(exc.filename or READER_SOURCE).name} is not installed"
+        return None, f"{Path(exc.filename or files[0]).name} is not installed"
     cxx, config = shutil.which(CXX), shutil.which(LLVM_CONFIG)
-    key = (hashlib.sha256(source).hexdigest()[:16], cxx, config, cache_dir())
+    key = (name, hashlib.sha256(source).hexdigest()[:16], cxx, config, cache_dir())
     hit = _fast_reader_cache.get(key)
     if hit is None:
-        hit = _fast_reader_cache[key] = _build_fast_reader(source, cxx, config)
+        hit = _fast_reader_cache[key] = _build_helper(name, files, source, cxx, config)
     return hit
 
 
-_COMPILE_FAILED = f" failed on {READER_SOURCE.name}: "
+_COMPILE_FAILED = " failed on "
 
 
 def is_compile_error(why: str) -> bool:
@@ -359,13 +386,14 @@ def is_compile_error(why: str) -> bool:
     return _COMPILE_FAILED in why
 
 
-def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tuple[str | None, str | None]:
+def _build_helper(name: str, files: tuple, source: bytes, cxx: str | None,
+                  config: str | None) -> tuple[str | None, str | None]:
     if cxx is None:
         return None, f"no C++ compiler ({CXX})"
     if config is None:
         return None, f"no {LLVM_CONFIG} (Debian: apt-get install llvm-19 llvm-19-dev)"
     digest = hashlib.sha256(source + b"\0" + os.fsencode(cxx) + b"\0" + os.fsencode(os.path.realpath(config)))
-    out = cache_dir() / f"read_bitcode-{digest.hexdigest()[:16]}"
+    out = cache_dir() / f"{name}-{digest.hexdigest()[:16]}"
     if os.access(out, os.X_OK):
         return str(out), None
     failed = out.with_name(out.name + ".failed")
@@ -392,10 +420,10 @@ def _build_fast_reader(source: bytes, cxx: str | None, config: str | None) -> tu
         print(f"andersen-gpu: building {out.name} into {out.parent} (once; a minute or two)", file=sys.stderr)
         # -fexceptions after llvm-config's -fno-exceptions: extract.cpp gives up on
         # a module by throwing (never through LLVM's frames)
-        cmd = [cxx, "-O2", *cxxflags, "-fexceptions", *map(str, READER_FILES), "-o", tmp, *ldflags]
+        cmd = [cxx, "-O2", *cxxflags, "-fexceptions", *map(str, files), "-o", tmp, *ldflags]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
-            why = f"{Path(cxx).name}{_COMPILE_FAILED}{_first_error(res.stderr)}"
+            why = f"{Path(cxx).name}{_COMPILE_FAILED}{files[0].name}: {_first_error(res.stderr)}"
             failed.write_text(why + "\n")
             return None, why
         os.chmod(tmp, 0o755)

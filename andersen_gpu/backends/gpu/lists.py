@@ -1,4 +1,4 @@
-"""Launcher of kernels_cu/insert_pairs.cu (Store⁻¹ second half; initial addr/copy lists).
+"""Launcher of kernels_cu/insert_pairs.cu: the initial lists (x = &y gives y in the list of x).
 
 Two paths, same result. ``insert_pairs``: one warp per 32 consecutive pairs, ``ceil(npairs /
 32)`` warps in blocks of 256 threads; the warp owning a key's first pair walks its whole run.
@@ -15,7 +15,8 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ._gpu_pool import BLOCK, DevicePool, module
+from .device import BLOCK, module
+from .pool import ElementPool
 
 
 # Batches of fewer pairs take the one-kernel path without looking (the records cost a few
@@ -30,7 +31,7 @@ def _module():
     return module("insert_pairs.cu")
 
 
-def insert_pairs(pairs: cupy.ndarray, npairs: int, heads: cupy.ndarray, pool: DevicePool,
+def insert_pairs(pairs: cupy.ndarray, npairs: int, heads: cupy.ndarray, pool: ElementPool,
                  ovf_slot: int) -> None:
     """OR ids into lists from ``pairs`` (uint64 ``key << 32 | id``, sorted ascending).
 
@@ -42,11 +43,11 @@ def insert_pairs(pairs: cupy.ndarray, npairs: int, heads: cupy.ndarray, pool: De
         return
     warps = (npairs + 31) // 32
     blocks = (warps * 32 + BLOCK - 1) // BLOCK
-    _module().get_function("insert_pairs")((blocks,), (BLOCK,), (
+    _module()("insert_pairs")((blocks,), (BLOCK,), (
         pairs, np.uint64(npairs), heads, np.uint32(heads.size), *pool.args(), np.int32(ovf_slot)))
 
 
-def _insert_records(pairs: cupy.ndarray, heads: cupy.ndarray, pool: DevicePool, ovf_slot: int) -> bool:
+def _insert_records(pairs: cupy.ndarray, heads: cupy.ndarray, pool: ElementPool, ovf_slot: int) -> bool:
     """The records path for sorted ``pairs``; False (nothing done) when the records would
     hold fewer than RECORD_MIN_FILL pairs each on average."""
     n = int(pairs.size)
@@ -55,14 +56,14 @@ def _insert_records(pairs: cupy.ndarray, heads: cupy.ndarray, pool: DevicePool, 
     # records are the distinct (key, element base) of the sorted pairs, numbered in order
     # (one kernel and a scan: the NumPy-style version made ten launches, 0.3 ms of host time)
     start = cupy.empty(n, cupy.uint32)
-    mod.get_function("record_starts")((blocks,), (BLOCK,), (pairs, np.uint64(n), start))
+    mod("record_starts")((blocks,), (BLOCK,), (pairs, np.uint64(n), start))
     pos = cupy.cumsum(start, dtype=cupy.uint32)
     nrec = int(pos[-1])
     if nrec * RECORD_MIN_FILL > n:
         return False
     rec = cupy.zeros(nrec * 32, cupy.uint32)
-    mod.get_function("pack_records")((blocks,), (BLOCK,), (pairs, np.uint64(n), pos, rec))
+    mod("pack_records")((blocks,), (BLOCK,), (pairs, np.uint64(n), pos, rec))
     warps = (nrec + 31) // 32
-    mod.get_function("insert_records")(((warps * 32 + BLOCK - 1) // BLOCK,), (BLOCK,), (
+    mod("insert_records")(((warps * 32 + BLOCK - 1) // BLOCK,), (BLOCK,), (
         rec, np.uint64(nrec), heads, np.uint32(heads.size), *pool.args(), np.int32(ovf_slot)))
     return True

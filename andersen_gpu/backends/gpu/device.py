@@ -1,0 +1,91 @@
+"""Device helpers shared by every stage: kernel modules, launch sizes, the control block.
+
+CuPy is imported here, so only :func:`andersen_gpu.backends.gpu.solve` imports this module:
+machines without CuPy import the backend package fine.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+import kernels_cu
+
+NIL = np.uint32(0xFFFFFFFF)
+BLOCK = 256          # threads per block of every warp kernel (WARPS_PER_BLOCK * 32 in bitvec.cuh)
+
+# Slots of the control block, u64[CTL_SLOTS]; must match kernels_cu/setstore.cuh.
+CTL_TOP, CTL_OVF, CTL_NSETS, CTL_LOAD_LIVE, CTL_MEMO_CLAIMS = 0, 1, 2, 3, 4
+CTL_ROUND_FIRST = 8
+CTL_C_FILL, CTL_G_FILL, CTL_E_FILL, CTL_NCHG, CTL_NEXT_C, CTL_NEXT_G = 8, 9, 10, 11, 12, 13
+CTL_DELTA_BITS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_UNIONS, CTL_WORK = 14, 15, 16, 17, 18
+CTL_SLOTS = 32
+
+
+def compile_options() -> tuple[str, ...]:
+    """NVRTC options shared by every kernel file (they include bitvec.cuh)."""
+    return ("-std=c++17", f"-I{kernels_cu.DIRECTORY}")
+
+
+class KernelModule:
+    """A compiled kernel file whose functions are looked up once each (a lookup costs about
+    2 us of host time, and a solve launches hundreds of kernels)."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        self._functions: dict[str, object] = {}
+
+    def __call__(self, name: str):
+        fn = self._functions.get(name)
+        if fn is None:
+            fn = self._functions[name] = self.raw.get_function(name)
+        return fn
+
+
+@cupy.memoize(for_each_device=True)
+def module(name: str) -> KernelModule:
+    """The kernels of ``kernels_cu/<name>`` (compiled on first use, per device)."""
+    return KernelModule(cupy.RawModule(code=kernels_cu.source(name), options=compile_options()))
+
+
+_PROPERTIES: dict[int, dict] = {}
+
+
+def device_properties() -> dict:
+    """``cudaGetDeviceProperties`` of the current device, memoized (a query costs about a
+    millisecond of host time)."""
+    dev = cupy.cuda.runtime.getDevice()
+    props = _PROPERTIES.get(dev)
+    if props is None:
+        props = _PROPERTIES[dev] = cupy.cuda.runtime.getDeviceProperties(dev)
+    return props
+
+
+def device_name() -> str:
+    name = device_properties()["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def persistent_grid() -> tuple[int]:
+    """Blocks for a persistent (work-counter or grid-stride) kernel: every multiprocessor full."""
+    return (int(device_properties()["multiProcessorCount"]) * (2048 // BLOCK),)
+
+
+def blocks_for(threads: int) -> tuple[int]:
+    """Blocks of BLOCK threads for one thread per item (at least one block)."""
+    return (max(1, (int(threads) + BLOCK - 1) // BLOCK),)
+
+
+def fill_bytes(arr, value: int) -> None:
+    """Set every byte of the contiguous ``arr`` to ``value`` (0xFF gives NIL words) by one
+    memset on the current stream."""
+    if arr.nbytes:
+        cupy.cuda.runtime.memsetAsync(arr.data.ptr, value, arr.nbytes, cupy.cuda.get_current_stream().ptr)
+
+
+def descriptor(*fields) -> cupy.ndarray:
+    """A kernel's struct argument: uint64[len(fields)] on the device holding each field (a
+    cupy array's device pointer, or an integer), in the order of the struct's members (all
+    64-bit wide in kernels_cu/setstore.cuh and emit.cu)."""
+    vals = [f.data.ptr if isinstance(f, cupy.ndarray) else int(f) for f in fields]
+    return cupy.asarray(np.array(vals, dtype=np.uint64))

@@ -1,0 +1,143 @@
+"""The constraint graph of the representatives on the device, as forward CSR lists.
+
+Built once per solve from the (offline-collapsed) constraint set, with CuPy sorts and the
+kernels of kernels_cu/graph.cu. Every id is a representative (``rep``) except pointees, which
+keep their own ids; the rules of kernels_cu/emit.cu push from a node whose set changed, so
+every list is keyed by the node whose set the rule reads:
+
+====================  ===============  =====================================
+list                  row              entries
+====================  ===============  =====================================
+``c_ptr, c_dst``      y                x for x = y (copy successors)
+``g_ptr, g_dst, g_off`` y              (x, o) for x = y + o
+``l_ptr, l_dst``      y                x for x = *y
+``s_ptr, s_val``      x                y for *x = y (stores by pointer)
+``v_ptr, v_ptr_of``   y                x for *x = y (stores by value)
+====================  ===============  =====================================
+
+Repeats are dropped (gep: repeats of (y, x, o) only where the sort leaves them adjacent,
+which costs a second lookup at most). ``perm``/``inverse`` map between the constraint set's
+ids and the pointee order's when the graph was renumbered
+(:mod:`andersen_gpu.preprocess.order`).
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from constraints.model import ConstraintSet
+
+from .device import BLOCK, blocks_for, descriptor, module
+from .sort import sort_keys
+
+
+def _u32(a: np.ndarray) -> cupy.ndarray:
+    return cupy.asarray(np.ascontiguousarray(a, dtype=np.uint32))
+
+
+def build_csr(n: int, rep: cupy.ndarray, row: cupy.ndarray, col: cupy.ndarray,
+              off: cupy.ndarray | None = None) -> tuple[cupy.ndarray, ...]:
+    """The distinct (rep row, rep col[, off]) entries as a CSR over ``n`` rows.
+
+    ``row``, ``col`` (and ``off``): uint32[m] columns of raw ids; ``rep``: uint32[n]. Returns
+    ``(ptr uint32[n+1], col uint32[>= 1][, off uint32[>= 1]])``: row r's entries are
+    ``col[ptr[r]:ptr[r+1]]``, sorted; entries past ``ptr[n]`` are unused. No synchronisation
+    without offsets (with them, an argsort).
+    """
+    m = int(row.size)
+    if not m:
+        empty = cupy.zeros(1, cupy.uint32)
+        ptr = cupy.zeros(n + 1, cupy.uint32)
+        return (ptr, empty) if off is None else (ptr, empty, empty.copy())
+    f = module("graph.cu")
+    keys = cupy.empty(m, cupy.uint64)
+    f("csr_keys")(blocks_for(m), (BLOCK,), (row, col, np.uint64(m), rep, keys))
+    has_off = off is not None
+    if has_off:
+        order = cupy.argsort(keys)
+        keys = keys[order]
+    else:
+        sort_keys(keys)
+        order, off = keys, row      # dummies, not read
+    first = cupy.empty(m, cupy.uint32)
+    f("csr_first")(blocks_for(m), (BLOCK,), (keys, order, off, np.int32(has_off), np.uint64(m), first))
+    pos = cupy.cumsum(first, dtype=cupy.uint32)
+    ptr = cupy.empty(n + 1, cupy.uint32)
+    col_out = cupy.empty(m, cupy.uint32)
+    off_out = cupy.empty(m, cupy.uint32) if has_off else col_out
+    f("csr_fill")(blocks_for(m + n + 1), (BLOCK,), (keys, order, off, np.int32(has_off), np.uint64(m),
+                                                   pos, np.uint32(n), ptr, col_out, off_out))
+    return (ptr, col_out, off_out) if has_off else (ptr, col_out)
+
+
+class DeviceGraph:
+    """The forward constraint lists of the representatives (see the module docstring).
+
+    Attributes (cupy uint32 unless said)
+    ----------
+    n : int                   nodes
+    i2p : int                 the int-to-pointer id (renumbered), or 0xFFFFFFFF
+    rep : uint32[n]           representative of every node (a fixpoint)
+    size : uint32[n]          object sizes (the gep bound)
+    nodes : uint32[k]         the representatives, ascending
+    load_ptrs : uint32[q]     the representatives with a load successor
+    perm, inverse             new id of every constraint-set node and its inverse (uint32[n]),
+                              or None when the graph keeps the constraint set's ids
+    desc : uint64[14]         the ``Graph`` struct of kernels_cu/emit.cu
+    """
+
+    def __init__(self, cs: ConstraintSet, perm: np.ndarray | None = None):
+        n = self.n = int(cs.n_nodes)
+        self.perm = self.inverse = None
+        if perm is not None and n:
+            self.perm = _u32(perm)
+            self.inverse = cupy.empty(n, cupy.uint32)
+            self.inverse[self.perm] = cupy.arange(n, dtype=cupy.uint32)
+        ids = self._ids
+        i2p = cs.int_to_pointer
+        self.i2p = 0xFFFFFFFF if i2p < 0 else (int(perm[i2p]) if self.perm is not None else int(i2p))
+        size = self._by_id(_u32(cs.obj_size)) if n else cupy.zeros(1, cupy.uint32)
+        rep = self._by_id(ids(cs.rep)) if n else cupy.zeros(1, cupy.uint32)   # new rep[perm v] = perm rep v
+        self.rep, self.size = rep, size
+        self.nodes = cupy.flatnonzero(rep[:n] == cupy.arange(n, dtype=cupy.uint32)).astype(cupy.uint32)
+        load_dst, load_src = ids(cs.load_dst), ids(cs.load_src)
+        store_ptr, store_val = ids(cs.store_dst), ids(cs.store_src)
+        self.c_ptr, self.c_dst = build_csr(n, rep, ids(cs.copy_src), ids(cs.copy_dst))
+        self.g_ptr, self.g_dst, self.g_off = build_csr(n, rep, ids(cs.gep_src), ids(cs.gep_dst),
+                                                       _u32(cs.gep_offset))
+        self.l_ptr, self.l_dst = build_csr(n, rep, load_src, load_dst)
+        self.s_ptr, self.s_val = build_csr(n, rep, store_ptr, store_val)
+        self.v_ptr, self.v_ptr_of = build_csr(n, rep, store_val, store_ptr)
+        self._addr = (ids(cs.addr_dst), ids(cs.addr_src))
+        deg = self.l_ptr[1:n + 1] - self.l_ptr[:n] if n else cupy.zeros(0, cupy.uint32)
+        self.load_ptrs = cupy.flatnonzero(deg).astype(cupy.uint32)
+        self.desc = descriptor(self.c_ptr, self.c_dst, self.g_ptr, self.g_dst, self.g_off,
+                               self.l_ptr, self.l_dst, self.s_ptr, self.s_val, self.v_ptr,
+                               self.v_ptr_of, self.rep, self.size, self.i2p)
+
+    @property
+    def n_work(self) -> int:
+        return int(self.nodes.size)
+
+    def _ids(self, col: np.ndarray) -> cupy.ndarray:
+        """uint32 device copy of a column of node ids, renumbered."""
+        out = _u32(col)
+        return self.perm[out] if self.perm is not None and out.size else out
+
+    def _by_id(self, values: cupy.ndarray) -> cupy.ndarray:
+        """A per-node array (indexed by old id) re-indexed by new id."""
+        if self.perm is None:
+            return values
+        out = cupy.empty_like(values)
+        out[self.perm] = values
+        return out
+
+    def addr_pairs(self) -> cupy.ndarray:
+        """Sorted uint64 (rep x) << 32 | y for x = &y."""
+        ad, as_ = self._addr
+        if not ad.size:
+            return cupy.zeros(0, cupy.uint64)
+        pairs = (self.rep[ad].astype(cupy.uint64) << np.uint64(32)) | as_.astype(cupy.uint64)
+        sort_keys(pairs)
+        return pairs

@@ -1,0 +1,51 @@
+"""The settings of the GPU backend, with their defaults in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+
+@dataclass(frozen=True)
+class GpuOptions:
+    """What a user may want to change about a GPU solve; every default is the tuned one.
+
+    Attributes
+    ----------
+    preprocess : bool
+        Collapse the constraint set offline first (``andersen_gpu.preprocess.collapse``:
+        copy cycles and pointer-equivalent variables; same solution, fewer nodes).
+    pointee_order : bool
+        Renumber the nodes so that the pointees of the large sets are numbered together
+        (``andersen_gpu.preprocess.order``): a set costs every kernel its number of 960-bit
+        elements. The solution is mapped back (same solution).
+    capacity : int or None
+        Initial pool capacity in 128-byte elements (default: from the input's size). The pool
+        is compacted and resized as the solve goes.
+    compact_fill : float
+        Compact the pool (drop the lists no set needs any more) once this fraction of it is
+        in use after a round.
+    timing : bool
+        Time every kernel with CUDA events into ``stats.kernel_ms`` (about 0.1 ms a round).
+    trace : bool
+        Record per round, in ``stats.notes["trace"]``, the counts the host read.
+    max_iterations : int or None
+        Stop with RuntimeError after this many rounds (a guard for experiments).
+    """
+
+    preprocess: bool = True
+    pointee_order: bool = True
+    capacity: int | None = None
+    compact_fill: float = 0.75
+    timing: bool = False
+    trace: bool = False
+    max_iterations: int | None = None
+
+    def with_overrides(self, **overrides) -> "GpuOptions":
+        """A copy with the named fields changed; an unknown name is a TypeError naming the valid ones."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise TypeError(f"unknown gpu option(s) {', '.join(unknown)}; expected {', '.join(sorted(known))}")
+        if "compact_fill" in overrides and not 0.0 < float(overrides["compact_fill"]) <= 1.0:
+            raise ValueError(f"compact_fill must be in (0, 1], not {overrides['compact_fill']!r}")
+        return replace(self, **overrides)

@@ -1,0 +1,214 @@
+"""The set store: interned points-to sets on the device, their caches, compaction and export.
+
+Every set the solver makes is interned (kernels_cu/setstore.cuh): equal sets have one set id
+(sid), held by one immutable, contiguous run of elements in the pool. Per set id: ``start``,
+``nelem``, ``nbits`` and ``hash`` (additive: h(A ∪ B) = h(A) + h(B) for disjoint sets); an
+intern table of ``tag << 32 | sid`` finds a set by content. Memo
+caches remember set operations by sids: ``update`` ((P, N) -> (P ∪ N, N \\ P), for the whole
+solve), ``shift`` ((sid, o) -> the gep of a set) and ``image`` (this round's loads: cleared every
+round, since the sets they read change).
+
+Garbage (sets no node refers to any more, lists under construction, candidates that turned
+out equal to a set already interned) is reclaimed by :meth:`SetStore.compact`: the live sets
+(those of the roots) are copied into a pool sized for them and renumbered densely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cupy
+import numpy as np
+
+from .device import BLOCK, CTL_MEMO_CLAIMS, CTL_NSETS, descriptor, fill_bytes, module, persistent_grid
+from .pool import ELEM_WORDS, ElementPool
+
+#: Cache sizes (slots of 16 bytes) are powers of two in [MIN_CACHE_SLOTS, MAX_CACHE_SLOTS].
+MIN_CACHE_SLOTS = 1 << 10
+MAX_CACHE_SLOTS = 1 << 24
+#: The smallest set table (set ids; 32 bytes each with the intern table).
+MIN_SETS = 1 << 16
+
+
+def _pow2_at_least(k: int, low: int) -> int:
+    """The least power of two >= max(k, low) (low a power of two)."""
+    return 1 << max(int(low).bit_length() - 1, (max(int(k), 1) - 1).bit_length())
+
+
+@dataclass
+class Memo:
+    """An open-addressing cache of uint64 keys and values (kernels_cu/setstore.cuh ``Memo``)."""
+
+    keys: cupy.ndarray
+    vals: cupy.ndarray
+    desc: cupy.ndarray
+
+    @classmethod
+    def make(cls, slots: int) -> "Memo":
+        keys = cupy.empty(slots, cupy.uint64)
+        vals = cupy.empty(slots, cupy.uint64)
+        memo = cls(keys, vals, descriptor(keys, vals, slots - 1))
+        memo.clear()
+        return memo
+
+    @property
+    def slots(self) -> int:
+        return int(self.keys.size)
+
+    def clear(self) -> None:
+        """Forget everything (keys free, values pending): two memsets."""
+        fill_bytes(self.keys, 0xFF)
+        fill_bytes(self.vals, 0xFF)
+
+
+class SetStore:
+    """Set table, intern table and memo caches of one solve.
+
+    Parameters
+    ----------
+    pool : ElementPool
+        The pool the lists live in (``ctl[CTL_NSETS]`` counts the set ids handed out).
+    capacity : int
+        Initial set-table capacity (set ids).
+    update_slots, shift_slots, image_slots : int
+        Cache sizes (rounded up to powers of two).
+    """
+
+    def __init__(self, pool: ElementPool, capacity: int, update_slots: int, shift_slots: int,
+                 image_slots: int):
+        self.pool = pool
+        self.compactions = 0
+        self.sets_made = 0          # set ids handed out before the last compaction
+        self._alloc(_pow2_at_least(capacity, MIN_SETS))
+        self.start[0] = 0xFFFFFFFF   # sid 0: the empty set
+        self.nelem[0] = 0
+        self.nbits[0] = 0
+        self.hash[0] = 0
+        pool.ctl[CTL_NSETS] = 1
+        self.update, self.shift, self.image = (
+            Memo.make(min(MAX_CACHE_SLOTS, _pow2_at_least(k, MIN_CACHE_SLOTS)))
+            for k in (update_slots, shift_slots, image_slots))
+
+    def _alloc(self, cap: int) -> None:
+        self.cap = int(cap)
+        self.start = cupy.empty(cap, cupy.uint32)
+        self.nelem = cupy.empty(cap, cupy.uint32)
+        self.nbits = cupy.empty(cap, cupy.uint32)
+        self.hash = cupy.empty(cap, cupy.uint64)
+        self.table = cupy.empty(2 * cap, cupy.uint64)
+        fill_bytes(self.start, 0xFF)   # NIL: no set (ids handed out but never written stay so)
+        fill_bytes(self.table, 0xFF)
+        self.desc = descriptor(self.start, self.nelem, self.nbits, self.hash, self.table, 2 * cap - 1, cap)
+
+    @property
+    def nbytes(self) -> int:
+        caches = sum(2 * 8 * m.slots for m in (self.update, self.shift, self.image))
+        return self.cap * (4 + 4 + 4 + 8 + 16) + caches
+
+    def clear_caches(self) -> None:
+        """Forget the persistent caches (after compaction renumbered the sets, after a step gave
+        up and left aborted entries, or when they fill up)."""
+        self.update.clear()
+        self.shift.clear()
+        self.pool.ctl[CTL_MEMO_CLAIMS] = 0
+
+    def caches_full(self, claims: int) -> bool:
+        """True when the persistent caches hold so many keys that probes grow long."""
+        return claims > (self.update.slots + self.shift.slots) // 4
+
+    def grow(self, nsets: int) -> None:
+        """A set table of at least twice the ids in use (``nsets``; sids past the old capacity
+        were never written), with the intern table rebuilt from the stored hashes."""
+        old, used = (self.start, self.nelem, self.nbits, self.hash), min(int(nsets), self.cap)
+        self._alloc(_pow2_at_least(2 * max(int(nsets), self.cap), MIN_SETS))
+        for new, was in zip((self.start, self.nelem, self.nbits, self.hash), old):
+            new[:used] = was[:used]
+        self.pool.ctl[CTL_NSETS] = used
+        self._rebuild_table(used)
+
+    def _rebuild_table(self, nsets: int) -> None:
+        # table: every set id of [1, nsets) with a list, at its hash's probe position
+        module("sets.cu")("rebuild_table")(persistent_grid(), (BLOCK,), (np.uint64(nsets), self.desc))
+
+    def intern_heads(self, nodes: cupy.ndarray, heads: cupy.ndarray, Pn: cupy.ndarray, Dn: cupy.ndarray,
+                     chg: cupy.ndarray) -> None:
+        """Pn[x] = Dn[x] = the sid of the list heads[x], for x in ``nodes`` with a list; each
+        such x appended to ``chg`` (count in ``ctl[CTL_NCHG]``)."""
+        if nodes.size:
+            # Pn, Dn, chg: the initial sets
+            module("sets.cu")("intern_heads")(persistent_grid(), (BLOCK,), (
+                nodes, np.uint64(nodes.size), heads, self.desc, Pn, Dn, chg, *self.pool.args()))
+
+    def compact(self, roots: list[cupy.ndarray], pair_roots: list[cupy.ndarray], nsets: int,
+                min_cap: int, want_free: int) -> tuple[int, int]:
+        """Keep only the sets named in ``roots`` (uint32 arrays of sids, rewritten in place to the
+        new sids) and in the low words of ``pair_roots`` (uint64 pair buffers, rewritten too);
+        ``nsets``: set ids in use (from the control block).
+
+        The new pool holds the live sets and room for at least ``want_free`` more elements (and
+        ``min_cap`` elements in all). Returns (live sets, live elements). Raises MemoryError
+        when the device cannot hold the new pool beside the old one.
+        """
+        f = module("sets.cu")
+        grid = persistent_grid()
+        live = cupy.zeros(max(nsets, 1), cupy.uint32)
+        live[0] = 1
+        for r in roots:
+            if r.size:
+                # live: the sids of the root
+                f("mark_sids")(grid, (BLOCK,), (r, np.uint64(r.size), live))
+        for r in pair_roots:
+            if r.size:
+                # live: the sids in the pairs' low words
+                f("mark_pair_sids")(grid, (BLOCK,), (r, np.uint64(r.size), live))
+        sizes = cupy.where(live != 0, self.nelem[:nsets], 0).astype(cupy.uint64)
+        at = cupy.empty(nsets + 1, cupy.uint64)
+        at[0] = 0
+        cupy.cumsum(sizes, out=at[1:])
+        sprefix = cupy.cumsum(live, dtype=cupy.uint32)
+        live_elems = int(at[-1])
+        live_sets = int(sprefix[-1])
+        new_cap = max(int(min_cap), live_elems + int(want_free))
+        if new_cap >= 2**32 - 1:
+            raise MemoryError(f"points-to pool would need {new_cap:,} elements (over 2^32)")
+        try:
+            words = cupy.empty(new_cap * ELEM_WORDS, cupy.uint32)
+        except cupy.cuda.memory.OutOfMemoryError:
+            raise MemoryError(f"device out of memory compacting the points-to pool: {live_elems:,} live "
+                              f"elements ({live_elems * 128 / 2**30:.1f} GiB) and room for "
+                              f"{want_free:,} more") from None
+        old_desc, old_arrays = self.desc, (self.start, self.nelem, self.nbits, self.hash)
+        self._alloc(_pow2_at_least(2 * live_sets, MIN_SETS))
+        # words, the new set table: every live set at its new place under its new sid
+        f("move_sets")(grid, (BLOCK,), (np.uint64(nsets), live, sprefix, at, old_desc, self.desc,
+                                        self.pool.words, words))
+        del old_arrays
+        for r in roots:
+            if r.size:
+                f("remap_sids")(grid, (BLOCK,), (r, np.uint64(r.size), sprefix))
+        for r in pair_roots:
+            if r.size:
+                f("remap_pair_sids")(grid, (BLOCK,), (r, np.uint64(r.size), sprefix))
+        self.pool.replace(words, live_elems)
+        self.pool.ctl[CTL_NSETS] = live_sets
+        self._rebuild_table(live_sets)
+        self.clear_caches()
+        self.sets_made += int(nsets) - live_sets
+        self.compactions += 1
+        return live_sets, live_elems
+
+    def export(self, sids: cupy.ndarray) -> tuple[cupy.ndarray, cupy.ndarray, cupy.ndarray]:
+        """The distinct sets among ``sids`` (uint32[m]): (which uint32[m] index into them,
+        indptr int64[k+1], indices int32[...] sorted per set), on the device."""
+        uniq = cupy.unique(sids)
+        which = cupy.searchsorted(uniq, sids).astype(cupy.int32)
+        counts = self.nbits[uniq].astype(cupy.int64)
+        indptr = cupy.zeros(uniq.size + 1, cupy.int64)
+        cupy.cumsum(counts, out=indptr[1:])
+        total = int(indptr[-1])
+        out = cupy.empty(max(total, 1), cupy.int32)
+        if total:
+            # out: the ids of every distinct set, at indptr
+            module("sets.cu")("expand_sets")(persistent_grid(), (BLOCK,), (
+                uniq, np.uint64(uniq.size), self.desc, self.pool.words, indptr, out))
+        return which, indptr, out[:total]

@@ -1,0 +1,194 @@
+"""The host loop of the GPU solver: set up, run rounds until nothing changes, export.
+
+Each round is queued without a synchronisation and ends with one read of the control block
+(:mod:`.rounds`); between rounds the host grows what ran out and compacts the pool when it
+fills (:meth:`.sets.SetStore.compact`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import cupy
+import numpy as np
+
+from constraints.model import ConstraintSet
+
+from ...solution import Solution, SolveStats
+from .device import (CTL_DELTA_BITS, CTL_MEMO_CLAIMS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS, CTL_OVF,
+                     CTL_TOP, CTL_UNIONS, NIL, device_name)
+from .graph import DeviceGraph
+from .lists import insert_pairs
+from .options import GpuOptions
+from .pool import ElementPool
+from .rounds import Counts, Round
+from .sets import SetStore
+from .timing import Timer
+
+_ORDER_POOL: list = []
+
+
+def _order_pool():
+    """The one worker thread that computes pointee orders (made on first use)."""
+    if not _ORDER_POOL:
+        from concurrent.futures import ThreadPoolExecutor
+        _ORDER_POOL.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="pointee-order"))
+    return _ORDER_POOL[0]
+
+
+def _pointee_order(cs):
+    from andersen_gpu.preprocess.order import pointee_order
+    return pointee_order(cs)
+
+
+def _initial_capacity(cs: ConstraintSet) -> int:
+    """Pool elements to start with: a few per constraint and per node (the pool is resized)."""
+    return int(max(1 << 18, 2 * cs.n_constraints + cs.n_nodes // 4))
+
+
+def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
+    """Least solution of ``cs`` on the GPU (see :func:`andersen_gpu.backends.gpu.solve`)."""
+    t0 = time.perf_counter()
+    notes: dict[str, object] = {}
+    original = cs
+    # the pointee order needs only the node ids, which the collapse keeps: computed on the set
+    # as given, in a second thread, while the collapse runs (both are compiled, nogil)
+    order_job = _order_pool().submit(_pointee_order, cs) if opt.pointee_order else None
+    if opt.preprocess:
+        from andersen_gpu.preprocess import collapse
+        t_pre = time.perf_counter()
+        cs, _ = collapse(cs)
+        notes["preprocess_ms"] = round((time.perf_counter() - t_pre) * 1e3, 3)
+    order = order_job.result() if order_job is not None else None
+    if order is not None:
+        notes["pointee_order_ms"] = round(order.ms, 3)
+    mempool = cupy.get_default_memory_pool()
+    base_used = mempool.used_bytes()
+    peak = [base_used]
+
+    def read_ctl() -> np.ndarray:
+        peak[0] = max(peak[0], mempool.used_bytes())
+        return pool.ctl.get()
+
+    t_build = time.perf_counter()
+    g = DeviceGraph(cs, order.perm if order is not None else None)
+    min_cap = opt.capacity or _initial_capacity(cs)
+    pool = ElementPool(min_cap)
+    n_loads = int(g.load_ptrs.size)
+    store = SetStore(pool, capacity=2 * g.n_work, update_slots=4 * g.n_work,
+                     shift_slots=2 * int(cs.gep_dst.size), image_slots=4 * n_loads)
+    timer = Timer(opt.timing)
+    rnd = Round(g, pool, store, timer)
+    t_graph = time.perf_counter()
+
+    # the initial sets: x = &y gives y in the list of x; interned into Pn, Dn, then committed
+    heads = cupy.full(max(g.n, 1), NIL, cupy.uint32)
+    addr = g.addr_pairs()
+    while True:
+        timer.run("initial", insert_pairs, addr, int(addr.size), heads, pool, CTL_OVF)
+        c = read_ctl()
+        if not c[CTL_OVF]:
+            break
+        pool.grow(int(c[CTL_TOP]))
+        pool.ctl[CTL_OVF] = 0
+    del addr
+    while True:
+        pool.clear_round()
+        timer.run("initial", store.intern_heads, g.nodes, heads, rnd.Pn, rnd.Dn, rnd.chg_next)
+        rnd.commit(0)
+        c = read_ctl()
+        if not c[CTL_OVF]:
+            break
+        # the sealed copies of the lists, or their set ids, did not fit
+        if int(c[CTL_TOP]) > pool.cap:
+            pool.grow(int(c[CTL_TOP]))
+        if int(c[CTL_NSETS]) >= store.cap:
+            store.grow(int(c[CTL_NSETS]))
+        pool.ctl[CTL_OVF] = 0
+    del heads
+    counts = Counts.read(c)
+    rnd.advance()
+
+    iterations, retries, delta_bits, hits, misses, unions = 0, 0, 0, 0, 0, 0
+    room_made: dict[str, int] = {}
+    trace: list[dict] = []
+    while counts.nchg or counts.n_e:
+        if opt.max_iterations is not None and iterations >= opt.max_iterations:
+            raise RuntimeError(f"gpu solver did not converge in {opt.max_iterations} rounds")
+        iterations += 1
+        top_before = counts.top
+        while True:
+            rnd.launch(counts)
+            c = read_ctl()
+            if not c[CTL_OVF]:
+                break
+            retries += 1
+            what = rnd.make_room(c, counts, top_before, min_cap)
+            room_made[what] = room_made.get(what, 0) + 1
+            c = read_ctl()
+            counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
+            top_before = counts.top
+        delta_bits += int(c[CTL_DELTA_BITS])
+        hits += int(c[CTL_MEMO_HITS])
+        misses += int(c[CTL_MEMO_MISSES])
+        unions += int(c[CTL_UNIONS])
+        new = Counts.read(c)
+        if opt.trace:
+            trace.append(dict(changed=counts.nchg, carried=counts.n_e, pairs_bound=counts.n_e + counts.next_c +
+                              counts.load_live, store_pairs_bound=counts.next_g, next_changed=new.nchg,
+                              pool_top=new.top, sets=new.nsets))
+        counts = new
+        rnd.advance()
+        if store.caches_full(int(c[CTL_MEMO_CLAIMS])):
+            store.clear_caches()
+        if counts.top > opt.compact_fill * pool.cap:
+            roots, pair_roots = rnd.roots()
+            _, live = store.compact(roots, [r[:counts.n_e] for r in pair_roots], counts.nsets, min_cap,
+                                    want_free=max(counts.top // 2, min_cap // 2))
+            c = read_ctl()
+            counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
+
+    # distinct final sets: the sets of the representatives, read through rep
+    P_all = rnd.P[g.rep] if g.n else cupy.zeros(0, cupy.uint32)
+    which, indptr, indices = store.export(P_all)
+    if g.perm is not None:
+        # back to the constraint set's ids: node v's set is that of its new id perm[v]
+        which = which[g.perm]
+        indices = _original_ids(indices, indptr, g.inverse)
+    counts_per_set = indptr[1:] - indptr[:-1]
+    final_edges = int(counts_per_set[which].sum()) if g.n else 0
+    n_sets = int(indptr.size - 1)
+    cupy.cuda.Device().synchronize()
+    peak[0] = max(peak[0], mempool.used_bytes())
+    t_solved = time.perf_counter()
+    sol = Solution(which.get(), indptr.get(), indices.get(), names=original.names)
+    t_back = time.perf_counter()
+    peak_bytes = peak[0] - base_used
+    notes.update(graph_build_ms=round((t_graph - t_build) * 1e3, 3),
+                 copy_back_ms=round((t_back - t_solved) * 1e3, 3),
+                 final_edges=final_edges, distinct_sets=n_sets,
+                 sets_made=store.sets_made + counts.nsets, live_sets=counts.nsets,
+                 pool_elements_used=counts.top, compactions=store.compactions,
+                 bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
+                 memo_hits=hits, memo_misses=misses, unions=unions, delta_bits=delta_bits,
+                 round_retries=retries, representatives=g.n_work)
+    if room_made:
+        notes["room_made"] = room_made
+    if opt.trace:
+        notes["trace"] = trace
+    sol.stats = SolveStats(backend="gpu", device=device_name(), iterations=iterations,
+                           solve_ms=(t_solved - t0) * 1e3, kernel_ms=timer.totals(), pool_bytes=pool.nbytes,
+                           peak_device_bytes=peak_bytes, notes=notes)
+    return sol
+
+
+def _original_ids(indices, indptr, inverse):
+    """int32[total]: ``inverse[indices]`` with every set (``indptr`` rows) sorted again (the
+    renumbering moves whole objects, so a set's order changes)."""
+    total = int(indices.size)
+    if total == 0:
+        return indices
+    rows = cupy.searchsorted(indptr[1:], cupy.arange(total, dtype=cupy.int64), side="right")
+    keys = (rows.astype(cupy.uint64) << np.uint64(32)) | inverse[indices].astype(cupy.uint64)
+    keys.sort()
+    return (keys & np.uint64(0xFFFFFFFF)).astype(cupy.int32)

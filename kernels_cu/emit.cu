@@ -1,0 +1,209 @@
+// The rules of one round, as contribution pairs (t << 32 | sid): "P(t) ⊇ set sid".
+//
+// Semi-naive over interned sets (setstore.cuh). Per representative node: P (its set), ΔP
+// (what the last round added: P = Pold ∪ ΔP, disjoint) and Pold. The copy edges that loads
+// and stores make are never stored: a load's edges are the pointees of P(y), a store's those
+// of P(x), so the rules read them off the sets:
+//
+//   Copy     y →c x                    ⟹  P(x) ⊇ ΔP(y)
+//   AddPtr   x = y + o                 ⟹  P(x) ⊇ {z+o : z ∈ ΔP(y), o < size(z)}
+//   Load     x = *y,  z ∈ ΔP(y)        ⟹  P(x) ⊇ P(z)        (new edges z →c x: Lfull)
+//            x = *y,  z ∈ Pold(y)      ⟹  P(x) ⊇ ΔP(z)       (old edges: Ldelta)
+//   Store    *x = y,  z ∈ ΔP(x)        ⟹  P(z) ⊇ P(y)        (new edges y →c z)
+//            *x = y,  z ∈ Pold(x)      ⟹  P(z) ⊇ ΔP(y)       (old edges)
+//
+// (z read through rep, z ≠ i2p for loads and stores). Lfull(T) = ∪_{z∈T} P(rep z) and
+// Ldelta(S) = ∪_{z∈S} ΔP(rep z) are computed once per distinct set and round (a per-round memo
+// keyed by sid: many pointers share their set); shift(ΔP, o) once per (sid, o) for the whole
+// solve (a persistent memo). The stores emit grouping pairs (T << 32 | sid) for stores.cu,
+// which unions the values of each T and expands T: one walk of T per distinct set.
+//
+// One kernel, emit, one warp per item: a node y of the changed list (ΔP(y) ≠ ∅) pushes to its
+// copy, gep and load successors (C pairs) and the stores it is the pointer or the value of (G
+// pairs); a load pointer y with Pold(y) ≠ ∅ pushes Ldelta(Pold(y)) to its load successors. A
+// pointee z changed in the last round iff bit z of `ch` is set; `cb` has a bit per element base
+// with any such z, so Ldelta reads only the elements of Pold(y) that can contribute.
+// Pairs past a buffer's capacity are counted, not written (the host grows it and runs the
+// round again). Kernels give up on CTL_OVF (pool, set table or intern table full). The C
+// buffer passed in starts after the pairs carried over from the last round's stores.
+#include "setstore.cuh"
+
+struct Graph {
+    const u32 *c_ptr, *c_dst;            // copy successors: y →c x
+    const u32 *g_ptr, *g_dst, *g_off;    // gep successors: x = y + o
+    const u32 *l_ptr, *l_dst;            // load successors: x = *y
+    const u32 *s_ptr, *s_val;            // stores by pointer: *x = y gives y in s(x)
+    const u32 *v_ptr, *v_ptr_of;         // stores by value: *x = y gives x in v(y)
+    const u32 *rep, *size;
+    u64 i2p;
+};
+
+#define IMG_FULL 1ull
+#define IMG_DELTA 2ull
+
+// The union of arr[rep z] over z ∈ set `sid` \ {i2p}; with `ch` (Ldelta), only the z whose bit
+// is set in `ch`, and only elements whose base has a bit in `cb` are read (the set is scanned
+// 32 elements at a time by their bases). NIL when the pool or the set table is full.
+__device__ u32 image(Pool& p, SetStore& s, u32 sid, const u32* __restrict__ arr,
+                     const u32* __restrict__ rep, const u32* __restrict__ ch, const u32* __restrict__ cb,
+                     u32 i2p, u32* hd) {
+    const u32 lane = lane_id();
+    SidUnion u;
+    su_init(u, hd);
+    const u32 start = s.start[sid], n = s.nelem[sid];
+    for (u32 i0 = 0; i0 < n; i0 += 32) {
+        bool want = false;
+        if (i0 + lane < n) {
+            const u32 base = elem_word(p, start + i0 + lane, 0);
+            want = cb == nullptr || (cb[base / 32] >> (base % 32) & 1u);
+        }
+        for (u32 sel = __ballot_sync(FULL_MASK, want); sel; sel &= sel - 1) {
+            const u32 e = start + i0 + __ffs(sel) - 1;
+            const u32 w = elem_word(p, e, lane);
+            const u32 base = __shfl_sync(FULL_MASK, w, 0);
+            u32 m = bits_lane(lane) ? w : 0u;
+            if (ch != nullptr && bits_lane(lane)) m &= ch[(size_t)base * 30 + lane - 1];
+            m = without_id(m, base, i2p);
+            while (__any_sync(FULL_MASK, m != 0)) {
+                u32 v = 0;
+                if (m) {
+                    u32 b = __ffs(m) - 1;
+                    m &= m - 1;
+                    v = arr[rep[base * ELEM_BITS + (lane - 1) * 32 + b]];
+                }
+                for (u32 cand = __ballot_sync(FULL_MASK, v != 0); cand; cand &= cand - 1) {
+                    u32 sv = __shfl_sync(FULL_MASK, v, __ffs(cand) - 1);
+                    if (!su_add(p, s, u, sv)) return NIL;
+                }
+            }
+        }
+    }
+    return su_finish(p, s, u);
+}
+
+// {z+o : z ∈ set sid, o < size(z)}, interned; NIL when the pool or set table is full.
+// `sh` is this warp's 64 words of shared memory, `hd` its list-head slot.
+__device__ u32 shift(Pool& p, SetStore& s, u32 sid, u32 o, const u32* __restrict__ size, u32* sh,
+                     u32* hd) {
+    const u32 lane = lane_id();
+    if (lane == 0) *hd = NIL;
+    Cursor c;
+    cursor_init(p, c, hd);
+    const u32 ob = o / ELEM_BITS, orr = o % ELEM_BITS;
+    for (SetStream src(p, s.start[sid], s.nelem[sid]); src.base != NIL; src.next(p)) {
+        const u32 sbase = src.base;
+        u32 m = src.bits();
+        sh[lane] = 0;
+        sh[32 + lane] = 0;
+        __syncwarp();
+        while (m) {
+            u32 b = __ffs(m) - 1;
+            m &= m - 1;
+            u32 rel = (lane - 1) * 32 + b;
+            u32 z = sbase * ELEM_BITS + rel;
+            if (o < size[z]) {
+                u32 q = rel + orr;
+                u32 blk = q / ELEM_BITS, r = q % ELEM_BITS;
+                atomicOr(&sh[blk * 32 + 1 + r / 32], 1u << (r % 32));
+            }
+        }
+        __syncwarp();
+        u32 b0 = bits_lane(lane) ? sh[lane] : 0u;
+        u32 b1 = bits_lane(lane) ? sh[32 + lane] : 0u;
+        __syncwarp();
+        if (__any_sync(FULL_MASK, b0 != 0) && merge_elem(p, c, hd, sbase + ob, b0, CTL_OVF) < 0) return NIL;
+        if (__any_sync(FULL_MASK, b1 != 0) && merge_elem(p, c, hd, sbase + ob + 1, b1, CTL_OVF) < 0) return NIL;
+    }
+    __syncwarp();
+    return intern_list(p, s, *(volatile u32*)hd);
+}
+
+// One node of the changed list (ΔP(y) = d ≠ ∅): its pushes. False when it gave up.
+__device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& img_memo, const Graph& g,
+                                 u32 y, const u32* __restrict__ P, const u32* __restrict__ D,
+                                 const u32* __restrict__ Pold, u64* C, u64 cap_c, u64* G, u64 cap_g,
+                                 u32* sh, u32* hd) {
+    const u32 lane = lane_id();
+    u64* ctl = p.ctl;
+    const u32 d = D[y];
+    if (d == 0) return true;
+    // Copy: (x, ΔP(y)) for y →c x
+    for (u32 j = g.c_ptr[y], end = g.c_ptr[y + 1]; j < end; j += 32) {
+        u32 x = j + lane < end ? g.c_dst[j + lane] : y;
+        emit_pair(x != y, (u64)x << 32 | d, C, cap_c, &ctl[CTL_C_FILL], ctl);
+    }
+    // AddPtr: (x, shift(ΔP(y), o))
+    for (u32 j = g.g_ptr[y], end = g.g_ptr[y + 1]; j < end; ++j) {
+        const u32 x = g.g_dst[j], o = g.g_off[j];
+        u32 r = memoized(shift_memo, (u64)d << 32 | o, ctl, [&] { return shift(p, s, d, o, g.size, sh, hd); });
+        if (r == NIL) return false;
+        emit_pair(lane == 0 && r != 0, (u64)x << 32 | r, C, cap_c, &ctl[CTL_C_FILL], ctl);
+    }
+    // Load, new edges: (x, Lfull(ΔP(y)))
+    if (g.l_ptr[y + 1] > g.l_ptr[y]) {
+        u32 r = memoized(img_memo, IMG_FULL << 32 | d, ctl,
+                         [&] { return image(p, s, d, P, g.rep, nullptr, nullptr, (u32)g.i2p, hd); });
+        if (r == NIL) return false;
+        if (r != 0)
+            for (u32 j = g.l_ptr[y], end = g.l_ptr[y + 1]; j < end; j += 32)
+                emit_pair(j + lane < end, (u64)(j + lane < end ? g.l_dst[j + lane] : 0) << 32 | r,
+                          C, cap_c, &ctl[CTL_C_FILL], ctl);
+    }
+    // Store, new edges (y the pointer): (ΔP(y), P(v)) for *y = v
+    for (u32 j = g.s_ptr[y], end = g.s_ptr[y + 1]; j < end; j += 32) {
+        u32 pv = j + lane < end ? P[g.s_val[j + lane]] : 0;
+        emit_pair(pv != 0, (u64)d << 32 | pv, G, cap_g, &ctl[CTL_G_FILL], ctl);
+    }
+    // Store, old edges (y the value): (Pold(x), ΔP(y)) for *x = y
+    for (u32 j = g.v_ptr[y], end = g.v_ptr[y + 1]; j < end; j += 32) {
+        u32 po = j + lane < end ? Pold[g.v_ptr_of[j + lane]] : 0;
+        emit_pair(po != 0, (u64)po << 32 | d, G, cap_g, &ctl[CTL_G_FILL], ctl);
+    }
+    return true;
+}
+
+// One load pointer y: Ldelta(Pold(y)) to its load successors. False when it gave up.
+__device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, const Graph& g, u32 y,
+                              const u32* __restrict__ D, const u32* __restrict__ Pold,
+                              const u32* __restrict__ ch, const u32* __restrict__ cb, u64* C, u64 cap_c,
+                              u32* hd) {
+    const u32 lane = lane_id();
+    u64* ctl = p.ctl;
+    const u32 so = Pold[y];
+    if (so == 0) return true;
+    u32 r = memoized(img_memo, IMG_DELTA << 32 | so, ctl,
+                     [&] { return image(p, s, so, D, g.rep, ch, cb, (u32)g.i2p, hd); });
+    if (r == NIL) return false;
+    if (r != 0)
+        for (u32 j = g.l_ptr[y], end = g.l_ptr[y + 1]; j < end; j += 32)
+            emit_pair(j + lane < end, (u64)(j + lane < end ? g.l_dst[j + lane] : 0) << 32 | r,
+                      C, cap_c, &ctl[CTL_C_FILL], ctl);
+    return true;
+}
+
+// emit: items [0, nchg) are the changed nodes chg[i], items [nchg, nchg + nlptrs) the load
+// pointers lptrs[i - nchg]; one warp per item, handed out by an atomic counter.
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
+emit(const u32* __restrict__ chg, u64 nchg, const u32* __restrict__ lptrs, u64 nlptrs,
+     const Graph* __restrict__ gd, const u32* __restrict__ P, const u32* __restrict__ D,
+     const u32* __restrict__ Pold, const u32* __restrict__ ch, const u32* __restrict__ cb,
+     const SetStore* __restrict__ sd, const Memo* __restrict__ shift_d, const Memo* __restrict__ img_d,
+     u64* C, u64 cap_c, u64* G, u64 cap_g, u32* pool_w, u64* ctl, u32 cap) {
+    __shared__ u32 buf[WARPS_PER_BLOCK][64];
+    __shared__ u32 heads[WARPS_PER_BLOCK];
+    Pool p{pool_w, ctl, cap};
+    const Graph g = *gd;
+    SetStore s = *sd;
+    Memo shift_memo = *shift_d, img_memo = *img_d;
+    u32* sh = buf[threadIdx.x / 32];
+    u32* hd = &heads[threadIdx.x / 32];
+    const u64 items = nchg + nlptrs;
+    for (;;) {
+        const u64 i = next_work(&ctl[CTL_WORK]);
+        if (i >= items || ovf_raised(ctl)) return;
+        const bool ok = i < nchg
+            ? emit_one_changed(p, s, shift_memo, img_memo, g, chg[i], P, D, Pold, C, cap_c, G, cap_g, sh, hd)
+            : emit_one_load(p, s, img_memo, g, lptrs[i - nchg], D, Pold, ch, cb, C, cap_c, hd);
+        if (!ok) return;
+    }
+}

@@ -1,0 +1,444 @@
+// Interned points-to sets (hash-consing) in the element pool of bitvec.cuh.
+//
+// A set is named by a set id (sid) and stored once, as a contiguous, immutable run of
+// elements sorted by base: start[sid], nelem[sid] (word 31 of these elements is unused).
+// Equal sets have one sid: every set a kernel makes goes through an intern function, which
+// finds an existing set of equal content (a hash narrows the search; contents are then
+// compared exactly) or gives the new content a sid. sid 0 is the empty set. A node's points-to
+// set is a sid, so nodes with equal sets share one run, and a union of sets already known
+// (memo caches below) costs one table probe.
+//
+// The hash of a set is additive: h = Σ over its words w of M(base, lane) * w (mod 2^64), with
+// M an odd pseudo-random constant per word position. For disjoint sets, the words of the
+// union are sums of the words, so h(A ∪ B) = h(A) + h(B): the hash of P ∪ ΔP is known before
+// the union is written, and an existing equal set is found without writing it.
+//
+// Sets under construction are linked lists (bitvec.cuh: the k-way unions merge into one),
+// sealed into a contiguous run when interned.
+//
+// The set table (SetStore): start, nelem, nbits, hash per sid < ctl[CTL_NSETS]; an
+// open-addressing intern table of (tag << 32 | sid), ~0 when free, probed from mix64(hash).
+// Sids past `cap_sets` raise CTL_OVF (the host grows the table and runs the step again).
+//
+// Memo caches (Memo): open-addressing tables of u64 keys and u64 values. A warp that misses
+// claims the slot with its key and the value PENDING, computes, and publishes; warps that find
+// PENDING wait for the value (the owner is running and waits on nothing, and these kernels use
+// no block barriers, so the wait ends). A warp whose computation runs out of pool publishes
+// ABORTED; waiters then give up too (the host runs the step again with the caches cleared).
+// A cache may drop anything: a probe sequence that finds no slot computes without caching.
+#pragma once
+
+#include "bitvec.cuh"
+
+// Slots of the control block (u64[CTL_SLOTS]); those from CTL_ROUND_FIRST on are per-round
+// counters, zeroed before every round. Must match andersen_gpu/backends/gpu/device.py.
+#define CTL_TOP 0          // next free element of the pool
+#define CTL_OVF 1          // a kernel ran out of pool, set table or a buffer: redo the step
+#define CTL_NSETS 2        // set ids handed out (sid 0 is the empty set)
+#define CTL_LOAD_LIVE 3    // Σ load out-degree of the nodes with P ≠ ∅ (the bound of Ldelta pairs)
+#define CTL_MEMO_CLAIMS 4  // slots claimed in the persistent memo caches since they were cleared
+#define CTL_ROUND_FIRST 8
+#define CTL_C_FILL 8       // contribution pairs emitted this round (after the carried ones)
+#define CTL_G_FILL 9       // store grouping pairs (set << 32 | sid) emitted
+#define CTL_E_FILL 10      // expanded store pairs (z << 32 | sid) emitted for the next round
+#define CTL_NCHG 11        // nodes whose set changed this round (the next changed list)
+#define CTL_NEXT_C 12      // contribution pairs the changed nodes push next round (bound)
+#define CTL_NEXT_G 13      // store grouping pairs the next round emits (bound)
+#define CTL_DELTA_BITS 14  // bits in this round's new deltas (statistics)
+#define CTL_MEMO_HITS 15   // memo lookups answered from a cache (statistics)
+#define CTL_MEMO_MISSES 16 // memo lookups computed (statistics)
+#define CTL_UNIONS 17      // unions of two or more distinct sets computed (statistics)
+#define CTL_WORK 18        // atomic work counters, one per kernel of a round (18..23)
+#define CTL_SLOTS 32
+
+#define MEMO_EMPTY 0xFFFFFFFFFFFFFFFFull
+#define MEMO_PENDING 0xFFFFFFFFFFFFFFFFull
+#define MEMO_ABORTED 0xFFFFFFFFFFFFFFFEull
+#define MEMO_PROBES 64
+
+// Kernels take these descriptors as pointers to a copy in device memory (every field 64 bits
+// wide, so the host writes them as a uint64 array) and copy them into registers.
+struct SetStore {
+    u32* start;   // [cap_sets] first element of each set (NIL: no set, a lost race's sid)
+    u32* nelem;   // [cap_sets] elements of each set
+    u32* nbits;   // [cap_sets] bits of each set
+    u64* hash;    // [cap_sets] additive content hash of each set
+    u64* table;   // [mask + 1] intern table: tag << 32 | sid, ~0 free
+    u64 mask;
+    u64 cap_sets;
+};
+
+struct Memo {
+    u64* keys;    // [mask + 1], MEMO_EMPTY free
+    u64* vals;    // [mask + 1], MEMO_PENDING until published
+    u64 mask;
+};
+
+__device__ __forceinline__ u64 mix64(u64 z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// This lane's term of the additive hash of an element (lanes 1..30; 0 elsewhere).
+__device__ __forceinline__ u64 word_hash(u32 base, u32 w) {
+    const u32 lane = lane_id();
+    return bits_lane(lane) && w ? (mix64((u64)base << 5 | lane) | 1ull) * (u64)w : 0ull;
+}
+
+__device__ __forceinline__ u64 warp_sum64(u64 v) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(FULL_MASK, v, d);
+    return v;
+}
+
+// Raise the overflow flag (every lane may call it; lane 0 writes).
+__device__ __forceinline__ void raise_ovf(u64* ctl) {
+    if (lane_id() == 0) atomicExch(&ctl[CTL_OVF], 1ull);
+}
+
+__device__ __forceinline__ bool ovf_raised(const u64* ctl) {
+    return *(volatile const u64*)&ctl[CTL_OVF] != 0;
+}
+
+// ---------------------------------------------------------------- element streams
+// A sequence of elements in base order, read a warp at a time (lane l: word l): a linked list
+// under construction, a sealed set, or the union of a sealed set with a disjoint one (what
+// P ∪ ΔP' is before it is written). base is NIL past the end.
+struct ListStream {
+    u32 e, w, base;
+    __device__ ListStream(const Pool& p, u32 head) : e(head) { load(p); }
+    __device__ void load(const Pool& p) {
+        w = e != NIL ? elem_word(p, e, lane_id()) : 0u;
+        base = e != NIL ? __shfl_sync(FULL_MASK, w, 0) : NIL;
+    }
+    __device__ void next(const Pool& p) {
+        e = __shfl_sync(FULL_MASK, w, 31);
+        load(p);
+    }
+    __device__ u32 bits() const { return bits_lane(lane_id()) ? w : 0u; }
+};
+
+struct SetStream {
+    u32 i, end, w, base;
+    __device__ SetStream(const Pool& p, u32 start, u32 n) : i(start), end(start + n) { load(p); }
+    __device__ void load(const Pool& p) {
+        w = i < end ? elem_word(p, i, lane_id()) : 0u;
+        base = i < end ? __shfl_sync(FULL_MASK, w, 0) : NIL;
+    }
+    __device__ void next(const Pool& p) {
+        ++i;
+        load(p);
+    }
+    __device__ u32 bits() const { return bits_lane(lane_id()) ? w : 0u; }
+};
+
+struct MergeStream {   // a ∪ b for sealed sets a, b with no bit in common
+    SetStream a, b;
+    u32 base;
+    __device__ MergeStream(const Pool& p, u32 sa, u32 na, u32 sb, u32 nb) : a(p, sa, na), b(p, sb, nb) {
+        base = min(a.base, b.base);
+    }
+    __device__ void next(const Pool& p) {
+        const u32 was = base;
+        if (a.base == was) a.next(p);
+        if (b.base == was) b.next(p);
+        base = min(a.base, b.base);
+    }
+    __device__ u32 bits() const { return (a.base == base ? a.bits() : 0u) | (b.base == base ? b.bits() : 0u); }
+};
+
+// Exact comparison of a stream with sealed set (start, n).
+template <class S>
+__device__ bool same_as_set(const Pool& p, S s, u32 start, u32 n) {
+    SetStream t(p, start, n);
+    while (s.base != NIL || t.base != NIL) {
+        if (s.base != t.base || __any_sync(FULL_MASK, s.bits() != t.bits())) return false;
+        s.next(p);
+        t.next(p);
+    }
+    return true;
+}
+
+// Write a stream of `n` elements at `at` (contiguous, word 31 zero).
+template <class S>
+__device__ void write_stream(Pool& p, S s, u32 at) {
+    const u32 lane = lane_id();
+    for (; s.base != NIL; s.next(p), ++at)
+        set_elem_word(p, at, lane, lane == 0 ? s.base : s.bits());
+}
+
+// Hash, bits and elements of a stream (every lane gets all three).
+template <class S>
+__device__ void stream_stats(const Pool& p, S s, u64& h, u32& nb, u32& n) {
+    u64 acc = 0;
+    u32 cnt = 0, k = 0;
+    for (; s.base != NIL; s.next(p), ++k) {
+        const u32 b = s.bits();
+        acc += word_hash(s.base, b);
+        cnt += __popc(b);
+    }
+    h = warp_sum64(acc);
+    nb = warp_sum(cnt);
+    n = k;
+}
+
+// ---------------------------------------------------------------- interning
+// The sid of the set held by stream `s` (h, nb, n its hash, bits and elements): an existing sid
+// of equal content, or a new one. A new set is written to `at` when `at` is not NIL (the
+// caller wrote it there already), else to freshly allocated elements. NIL when the pool, the
+// set table or the intern table is full (CTL_OVF raised).
+template <class S>
+__device__ u32 intern_stream(Pool& p, SetStore& s, const S& src, u64 h, u32 nb, u32 n, u32 at) {
+    if (n == 0) return 0;
+    const u32 lane = lane_id();
+    const u64 key = mix64(h);
+    const u32 tag = (u32)(key >> 32);
+    u64 slot = key & s.mask;
+    for (u64 probe = 0; probe <= s.mask; ++probe, slot = (slot + 1) & s.mask) {
+        u64 held = 0;
+        if (lane == 0) held = *(volatile u64*)&s.table[slot];
+        held = __shfl_sync(FULL_MASK, held, 0);
+        if (held == MEMO_EMPTY) {
+            u32 sid = 0;
+            if (lane == 0) sid = (u32)atomicAdd(&p.ctl[CTL_NSETS], 1ull);
+            sid = __shfl_sync(FULL_MASK, sid, 0);
+            if (sid >= s.cap_sets) {
+                raise_ovf(p.ctl);
+                return NIL;
+            }
+            if (at == NIL) {
+                at = warp_alloc(p, n, CTL_OVF);
+                if (at == NIL) return NIL;
+                write_stream(p, src, at);
+            }
+            __syncwarp();
+            if (lane == 0) {
+                s.start[sid] = at;
+                s.nelem[sid] = n;
+                s.nbits[sid] = nb;
+                s.hash[sid] = h;
+                __threadfence();
+                held = atomicCAS(&s.table[slot], MEMO_EMPTY, (u64)tag << 32 | sid);
+                if (held != MEMO_EMPTY) s.start[sid] = NIL;   // lost the slot: sid unused
+            }
+            held = __shfl_sync(FULL_MASK, held, 0);
+            if (held == MEMO_EMPTY) return sid;
+        }
+        if ((u32)(held >> 32) == tag) {
+            const u32 other = (u32)held;
+            u32 os = 0, on = 0, ob = 0;
+            if (lane == 0) {
+                os = *(volatile u32*)&s.start[other];
+                on = *(volatile u32*)&s.nelem[other];
+                ob = *(volatile u32*)&s.nbits[other];
+            }
+            os = __shfl_sync(FULL_MASK, os, 0);
+            on = __shfl_sync(FULL_MASK, on, 0);
+            ob = __shfl_sync(FULL_MASK, ob, 0);
+            if (on == n && ob == nb && same_as_set(p, src, os, on)) return other;
+        }
+    }
+    raise_ovf(p.ctl);   // the intern table is full
+    return NIL;
+}
+
+// Seal and intern a linked list (NIL: the empty set).
+__device__ u32 intern_list(Pool& p, SetStore& s, u32 head) {
+    if (head == NIL) return 0;
+    u64 h;
+    u32 nb, n;
+    stream_stats(p, ListStream(p, head), h, nb, n);
+    return intern_stream(p, s, ListStream(p, head), h, nb, n, NIL);
+}
+
+// ---------------------------------------------------------------- memo caches
+// Memo lookup. Returns 1 with `val` when the key is cached, 0 when this warp claimed `slot`
+// (it must compute and memo_publish), 2 when the cache has no room (compute, do not publish),
+// -1 when the owner of the key gave up (the step is being abandoned: give up too).
+__device__ int memo_begin(Memo& m, u64 key, u64& val, u32& slot, u64* ctl) {
+    const u32 lane = lane_id();
+    int r = 2;
+    if (lane == 0) {
+        u32 sl = (u32)(mix64(key) & m.mask);
+        for (u32 probe = 0; probe < MEMO_PROBES; ++probe, sl = (u32)((sl + 1) & m.mask)) {
+            u64 k = *(volatile u64*)&m.keys[sl];
+            if (k == MEMO_EMPTY) {
+                k = atomicCAS(&m.keys[sl], MEMO_EMPTY, key);
+                if (k == MEMO_EMPTY) {
+                    slot = sl;
+                    r = 0;
+                    atomicAdd(&ctl[CTL_MEMO_CLAIMS], 1ull);
+                    break;
+                }
+            }
+            if (k == key) {
+                u64 v;
+                while ((v = *(volatile u64*)&m.vals[sl]) == MEMO_PENDING) __nanosleep(64);
+                __threadfence();
+                if (v == MEMO_ABORTED) {
+                    r = -1;
+                } else {
+                    val = v;
+                    r = 1;
+                }
+                break;
+            }
+        }
+    }
+    r = __shfl_sync(FULL_MASK, r, 0);
+    val = __shfl_sync(FULL_MASK, val, 0);
+    slot = __shfl_sync(FULL_MASK, slot, 0);
+    if (lane == 0 && r >= 0) atomicAdd(&ctl[r == 1 ? CTL_MEMO_HITS : CTL_MEMO_MISSES], 1ull);
+    return r;
+}
+
+// Publish the value of a claimed slot (MEMO_ABORTED when the computation gave up).
+__device__ __forceinline__ void memo_publish(Memo& m, u32 slot, u64 val) {
+    if (lane_id() == 0) {
+        __threadfence();
+        *(volatile u64*)&m.vals[slot] = val;
+    }
+    __syncwarp();
+}
+
+// A memoized set operation: the cached sid for `key`, or compute() once (published for the
+// warps that asked meanwhile). NIL when this warp or the key's owner gave up.
+template <class Compute>
+__device__ u32 memoized(Memo& m, u64 key, u64* ctl, Compute compute) {
+    u64 val = 0;
+    u32 slot = 0;
+    int r = memo_begin(m, key, val, slot, ctl);
+    if (r == 1) return (u32)val;
+    if (r < 0) return NIL;
+    u32 out = compute();
+    if (r == 0) memo_publish(m, slot, out == NIL ? MEMO_ABORTED : (u64)out);
+    return out;
+}
+
+// ---------------------------------------------------------------- unions of sealed sets
+// dst |= ∪ of the sealed sets (start_l, n_l) of the lanes l (n_l = 0: none): a 32-way merge.
+// Each step takes the smallest base among the lanes' current elements, ORs every element of
+// that base (UNION_UNROLL loads in flight), and merges the result into the linked list at
+// dst_head with one monotone cursor. Returns 0, or -1 when the pool is full.
+__device__ int union_sets(Pool& p, u32* dst_head, u32 my_start, u32 my_n) {
+    const u32 lane = lane_id();
+    u32 cur = my_start;
+    const u32 end = my_start + my_n;
+    u32 cbase = my_n ? elem_word(p, cur, 0) : NIL;
+    Cursor c;
+    cursor_init(p, c, dst_head);
+    for (;;) {
+        const u32 minb = __reduce_min_sync(FULL_MASK, cbase);
+        if (minb == NIL) return 0;
+        u32 who = __ballot_sync(FULL_MASK, cbase == minb);
+        u32 acc = 0;
+        while (who) {
+            int l[UNION_UNROLL];
+            u32 w[UNION_UNROLL];
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) {
+                l[k] = who ? __ffs(who) - 1 : -1;
+                who &= who - 1;
+                w[k] = __shfl_sync(FULL_MASK, cur, l[k] < 0 ? 0 : l[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) w[k] = l[k] >= 0 ? elem_word(p, w[k], lane) : 0u;
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) acc |= w[k];
+        }
+        if (cbase == minb) {
+            ++cur;
+            cbase = cur < end ? elem_word(p, cur, 0) : NIL;
+        }
+        acc = bits_lane(lane) ? acc : 0u;
+        if (merge_elem(p, c, dst_head, minb, acc, CTL_OVF) < 0) return -1;
+    }
+}
+
+// The union of sets named by sids, accumulated a sid at a time by a warp (every lane calls
+// su_add with the same sid). One distinct sid costs nothing (the union is that set); from the
+// second on, the sids are batched 32 at a time (one lane each) into union_sets over a linked
+// list whose head lives at `*head` (a per-warp slot in shared memory), sealed at the end.
+struct SidUnion {
+    u32 single;   // the first non-empty sid (0: none yet)
+    u32 n;        // distinct sids seen (repeats the lossy `seen` cache misses count twice)
+    u32 bstart;   // this lane's set of the pending batch: start, elements (0: none)
+    u32 bn;
+    u32 nb;       // sids in the pending batch
+    u32 seen;     // this lane's slot of a 32-slot direct-mapped cache of sids seen
+    u32* head;    // the list under construction
+};
+
+__device__ __forceinline__ void su_init(SidUnion& u, u32* head) {
+    u.single = 0;
+    u.n = 0;
+    u.bstart = 0;
+    u.bn = 0;
+    u.nb = 0;
+    u.seen = NIL;
+    u.head = head;
+    if (lane_id() == 0) *head = NIL;
+    __syncwarp();
+}
+
+__device__ __forceinline__ bool su_seen(SidUnion& u, u32 key) {
+    u32 slot = (key * 2654435761u) >> 27;
+    u32 held = __shfl_sync(FULL_MASK, u.seen, slot);
+    if (held == key) return true;
+    if (lane_id() == slot) u.seen = key;
+    return false;
+}
+
+__device__ __forceinline__ bool su_flush(Pool& p, SidUnion& u) {
+    if (!u.nb) return true;
+    if (union_sets(p, u.head, u.bstart, u.bn) < 0) return false;
+    u.bn = 0;
+    u.nb = 0;
+    return true;
+}
+
+__device__ __forceinline__ bool su_queue(Pool& p, const SetStore& s, SidUnion& u, u32 sid) {
+    if (lane_id() == u.nb) {
+        u.bstart = s.start[sid];
+        u.bn = s.nelem[sid];
+    }
+    if (++u.nb == 32) return su_flush(p, u);
+    return true;
+}
+
+// Add one sid (warp-uniform). False when the pool is full.
+__device__ bool su_add(Pool& p, const SetStore& s, SidUnion& u, u32 sid) {
+    if (sid == 0 || sid == u.single || su_seen(u, sid)) return true;
+    if (u.n++ == 0) {
+        u.single = sid;
+        return true;
+    }
+    if (u.n == 2 && !su_queue(p, s, u, u.single)) return false;
+    return su_queue(p, s, u, sid);
+}
+
+// The sid of the union (0: empty). NIL when the pool or the set table is full.
+__device__ u32 su_finish(Pool& p, SetStore& s, SidUnion& u) {
+    if (u.n <= 1) return u.single;
+    if (!su_flush(p, u)) return NIL;
+    if (lane_id() == 0) atomicAdd(&p.ctl[CTL_UNIONS], 1ull);
+    __syncwarp();
+    return intern_list(p, s, *(volatile u32*)u.head);
+}
+
+// ---------------------------------------------------------------- pair buffers
+// Append pairs (key << 32 | value) to a buffer through its fill counter, one per lane that
+// has one (`mine`). Pairs past `cap` are counted but not written, and CTL_OVF is raised: the
+// host grows the buffer (the fill counter says to what) and runs the round again.
+__device__ __forceinline__ void emit_pair(bool mine, u64 pair, u64* buf, u64 cap, u64* fill, u64* ctl) {
+    const u32 m = __ballot_sync(FULL_MASK, mine);
+    if (!m) return;
+    u64 at = 0;
+    if (lane_id() == 0) {
+        at = atomicAdd(fill, (u64)__popc(m));
+        if (at + __popc(m) > cap) atomicExch(&ctl[CTL_OVF], 1ull);
+    }
+    at = __shfl_sync(FULL_MASK, at, 0) + __popc(m & ((1u << lane_id()) - 1u));
+    if (mine && at < cap) buf[at] = pair;
+}
