@@ -135,7 +135,10 @@ def console_main() -> None:
     interrupt.install_handlers()
     code = int(main())
     interrupt.ignore_signals()  # the answer is decided: a late Ctrl-C must not turn it into a traceback
-    if interrupt.work_left_running():
+    if interrupt.signal_received():
+        # the clean-up has run; skip the interpreter's finalization, which would run under a worker
+        # still in compiled code, and which ends a process whose KeyboardInterrupt went through an
+        # import with SIGINT (exit -2) instead of our exit status
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -22,10 +22,13 @@ Two things make that hold:
   long compiled loop no handler runs at all. So the work runs in a worker
   thread (the numba entry points release the GIL: ``nogil=True``) and the
   main thread waits on it, interruptibly. An interrupted worker cannot be
-  stopped; it is left running as a daemon thread, its result dropped, and
-  :func:`console_main` then ends the process with ``os._exit`` after
-  flushing its output (a normal interpreter exit would run the finalizers
-  of the code under the worker's feet).
+  stopped; it is left running as a daemon thread, its result dropped.
+
+After a signal, :func:`console_main` ends the process with ``os._exit`` once
+its output is flushed: a normal interpreter exit would run the finalizers of
+the code under a worker's feet, and CPython ends a process whose
+KeyboardInterrupt passed through an import (the signal can land in one) by
+killing itself with SIGINT, which would replace exit status 130 by -2.
 """
 
 from __future__ import annotations
@@ -51,7 +54,6 @@ class Terminated(BaseException):
 
 
 _stopping: list = []                 # (signal, monotonic time) of the first signal, once one came
-_abandoned: list[threading.Event] = []   # the "done" events of workers an interrupt left running
 
 
 def _handler(signum: int, frame) -> None:
@@ -117,20 +119,17 @@ def call(fn, *args, **kwargs):
     worker = threading.Thread(target=work, name=f"andersen-gpu {getattr(fn, '__qualname__', 'work')}",
                               daemon=True)
     worker.start()
-    try:
-        # not worker.join(): an exception raised inside join() marks the thread stopped while it
-        # still runs (CPython 3.11's fix of bpo-45274), which would hide it from work_left_running
-        while not done.wait(0.25):
-            pass
-    except BaseException:
-        _abandoned.append(done)
-        raise
+    # not worker.join(): an exception raised inside join() marks the thread stopped while it still
+    # runs (CPython 3.11's fix of bpo-45274). An interrupt raises out of this wait; the worker is
+    # left to run (see the module docstring)
+    while not done.wait(0.25):
+        pass
     ok, value = outcome[0]
     if ok:
         return value
     raise value
 
 
-def work_left_running() -> bool:
-    """True when an interrupted :func:`call` left its worker running (see the module docstring)."""
-    return not all(done.is_set() for done in _abandoned)
+def signal_received() -> bool:
+    """True once SIGINT or SIGTERM reached a handler installed by :func:`install_handlers`."""
+    return bool(_stopping)

@@ -152,3 +152,25 @@ def test_sigterm_while_clang_compiles_removes_the_work_folder(tmp_path: Path) ->
     argv = ["solve", str(src), "--backend", "reference", "-o", str(out_dir / "s.npz")]
     rc, err = _signal_when(argv, signal.SIGTERM, lambda _: any(tmp.iterdir()), tmp)
     _check(rc, err, signal.SIGTERM, out_dir, tmp)
+
+
+def _after(marker: str, delay: float):
+    """Ready ``delay`` seconds after ``marker`` first shows on stderr."""
+    seen_at: list[float] = []
+
+    def ready(text: str) -> bool:
+        if marker in text and not seen_at:
+            seen_at.append(time.monotonic())
+        return bool(seen_at) and time.monotonic() - seen_at[0] >= delay
+    return ready
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.0, 0.1, 0.3, 0.6, 1.0, 1.5, 2.5])
+def test_sigint_at_any_moment_after_start(delay: float, paper_inputs: Path, tmp_path: Path) -> None:
+    # from the moment the input's loading bar is up: while it loads, imports, loads the compiled
+    # code, solves (the first version exited -2 when the signal landed inside an import)
+    out_dir, tmp = _folders(tmp_path)
+    argv = ["solve", str(paper_inputs / "gdb_nodes.txt.gz"), "--backend", "cpu", "-o", str(out_dir / "s.npz")]
+    rc, err = _signal_when(argv, signal.SIGINT, _after("gdb:", delay), tmp)
+    _check(rc, err, signal.SIGINT, out_dir, tmp)
