@@ -76,7 +76,7 @@ def _signal_when(argv: list[str], sig: int, ready, tmp: Path, timeout: float = 3
 
 
 def _check(rc: int, err: str, sig: int, out_dir: Path, tmp: Path) -> None:
-    assert rc == STATUS[sig], err
+    assert rc == STATUS[sig], f"exit {rc}; stderr:\n{err}"
     lines = [line for line in err.splitlines() if "error" in line or "Traceback" in line or "Fatal" in line]
     assert lines == [LINE[sig]], err
     assert list(out_dir.iterdir()) == [], "an output or temporary file was left behind"
