@@ -8,7 +8,8 @@ command module exposes ``NAME``, ``HELP``, ``add_arguments(parser)`` and
 Errors never reach the user as tracebacks: bad input (:class:`InputError`)
 and usage errors print one ``andersen-gpu: error: ...`` line and exit 2, an
 unavailable backend exits 3, running out of device or host memory exits 4, Ctrl-C
-exits 130.
+(SIGINT) exits 130 and SIGTERM 143, after removing every temporary file (see
+:mod:`andersen_gpu.interrupt`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import enum
 import importlib
+import os
 import sys
 
 from constraints.errors import InputError
@@ -23,7 +25,7 @@ from constraints.errors import InputError
 PROG = "andersen-gpu"
 
 #: Subcommand modules under :mod:`andersen_gpu.commands`, in ``--help`` order.
-COMMAND_MODULES = ("solve", "convert", "info", "extract", "check_aliases", "alias", "annotate", "bench")
+COMMAND_MODULES = ("solve", "query", "convert", "info", "extract", "check_aliases", "alias", "annotate", "bench")
 
 
 class ExitCode(enum.IntEnum):
@@ -35,6 +37,8 @@ class ExitCode(enum.IntEnum):
     BACKEND_UNAVAILABLE = 3   # the requested backend cannot run here
     OUT_OF_MEMORY = 4         # the solve ran out of device (GPU) or host memory
     INTERRUPTED = 130         # Ctrl-C (128 + SIGINT)
+    PIPE_CLOSED = 141         # stdout closed before the output was written (| head), quietly
+    TERMINATED = 143          # SIGTERM (128 + SIGTERM)
 
 
 class UsageError(Exception):
@@ -77,6 +81,7 @@ def error(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return an :class:`ExitCode`."""
+    from .interrupt import Terminated, exit_status
     from .solve import BackendUnavailable
 
     try:
@@ -96,17 +101,45 @@ def main(argv: list[str] | None = None) -> int:
     except BackendUnavailable as exc:
         error(str(exc))
         return ExitCode.BACKEND_UNAVAILABLE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         error("interrupted")
-        return ExitCode.INTERRUPTED
+        return ExitCode(exit_status(exc))
+    except Terminated as exc:
+        error(f"terminated ({exc})")
+        return ExitCode(exit_status(exc))
     except MemoryError as exc:  # CuPy's OutOfMemoryError is one too
         error(f"out of memory: {exc}" if str(exc) else "out of memory")
         return ExitCode.OUT_OF_MEMORY
+    except BrokenPipeError:  # stdout closed early (| head): nothing to say, and no one to say it to
+        _silence_stdout()
+        return ExitCode.PIPE_CLOSED
     except OSError as exc:  # e.g. an output folder that does not exist
         error(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc))
         return ExitCode.BAD_INPUT
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def console_main() -> None:
-    """Entry point of the ``andersen-gpu`` console script."""
-    sys.exit(int(main()))
+    """Entry point of the ``andersen-gpu`` console script: :func:`main` with SIGINT and SIGTERM
+    handled (:func:`andersen_gpu.interrupt.install_handlers`)."""
+    from . import interrupt
+
+    interrupt.install_handlers()
+    code = int(main())
+    interrupt.ignore_signals()  # the answer is decided: a late Ctrl-C must not turn it into a traceback
+    if interrupt.signal_received():
+        # the clean-up has run; skip the interpreter's finalization, which would run under a worker
+        # still in compiled code, and which ends a process whose KeyboardInterrupt went through an
+        # import with SIGINT (exit -2) instead of our exit status
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -22,15 +22,23 @@ import numpy as np
 
 from constraints.errors import InputError
 
+#: The ``format`` member of a solution ``.npz`` (:meth:`Solution.save`).
+SOLUTION_FORMAT = "andersen-gpu-solution-1"
+
 
 @dataclass
 class SolveStats:
-    """What a solve did. Times in milliseconds; memory in bytes."""
+    """What a solve did. Times in milliseconds; memory in bytes.
+
+    ``solve_ms`` is the solve (preprocessing included); ``compile_ms`` the one-time compile
+    of numba code before it (:mod:`andersen_gpu.warmup`), 0 when there was none.
+    """
 
     backend: str = ""
     device: str = ""
     iterations: int = 0
     solve_ms: float = 0.0
+    compile_ms: float = 0.0
     kernel_ms: dict[str, float] = field(default_factory=dict)
     pool_bytes: int = 0
     peak_device_bytes: int = 0
@@ -40,6 +48,8 @@ class SolveStats:
     def lines(self) -> list[str]:
         out = [f"backend: {self.backend}" + (f" on {self.device}" if self.device else ""),
                f"iterations: {self.iterations}", f"solve time: {self.solve_ms:.1f} ms"]
+        if self.compile_ms:
+            out.append(f"compile time (numba, once per process): {self.compile_ms:.1f} ms")
         for k, v in sorted(self.kernel_ms.items(), key=lambda kv: -kv[1]):
             out.append(f"  {k}: {v:.1f} ms")
         if self.pool_bytes:
@@ -189,7 +199,15 @@ class Solution:
         """Total points-to edges over all nodes (sum of set sizes)."""
         return int(np.diff(self.set_indptr)[self.node_set].sum()) if self.n_nodes else 0
 
-    def _node(self, node: "int | str") -> int:
+    def node_id(self, node: "int | str") -> int:
+        """The id of ``node``: an id, ``"#ID"``, a name, or a string of digits that is no
+        node's name (an id, for solutions without names).
+
+        Raises
+        ------
+        KeyError
+            No node has that name, or the id is outside ``[0, n_nodes)``.
+        """
         if isinstance(node, str):
             if node.startswith("#") and node[1:].isdigit():
                 node = int(node[1:])
@@ -198,13 +216,28 @@ class Solution:
                     self._name_index = {}
                     for i, nm in enumerate(self.names or ()):
                         self._name_index.setdefault(nm, i)
-                if node not in self._name_index:
+                if node in self._name_index:
+                    return self._name_index[node]
+                if not node.isdigit():
                     raise KeyError(f"no node named {node!r}")
-                return self._name_index[node]
         node = int(node)
         if not 0 <= node < self.n_nodes:
             raise KeyError(f"node id {node} outside [0, {self.n_nodes})")
         return node
+
+    _node = node_id
+
+    def label(self, node: int) -> str:
+        """The name of node id ``node`` where the solution carries one, else ``#ID``."""
+        return self.names[node] if self.names and self.names[node] else f"#{node}"
+
+    def pointed_by(self, obj: "int | str") -> np.ndarray:
+        """Sorted int32 ids of the nodes whose points-to set holds ``obj`` (id or name)."""
+        z = self.node_id(obj)
+        at = np.flatnonzero(self.set_indices == z)
+        holding = np.zeros(self.n_sets, bool)
+        holding[np.searchsorted(self.set_indptr, at, side="right") - 1] = True
+        return np.flatnonzero(holding[self.node_set]).astype(np.int32)
 
     def points_to(self, node: "int | str") -> np.ndarray:
         """Sorted int32 array of the nodes that ``node`` (id or name) may point to."""
@@ -213,7 +246,7 @@ class Solution:
 
     def points_to_names(self, node: "int | str") -> list[str]:
         """Like :meth:`points_to`, as names where the solution carries them."""
-        return [self.names[t] if self.names else f"#{t}" for t in self.points_to(node)]
+        return [self.label(int(t)) for t in self.points_to(node)]
 
     def may_alias(self, a: "int | str", b: "int | str") -> bool:
         """True when the points-to sets of ``a`` and ``b`` intersect."""
@@ -296,11 +329,23 @@ class Solution:
         return pd.DataFrame({"node": nodes, "pointee": indices})
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write as ``.npz`` (atomically: a temp file then rename)."""
+        """Write as ``.npz`` (atomically: a temp file then rename).
+
+        Members: ``format`` (``andersen-gpu-solution-1``), ``node_set``, ``set_indptr``,
+        ``set_indices``, and, when the solution carries node names, ``names_blob`` and
+        ``names_offsets`` (:func:`constraints.npz_format.pack_strings`), so that a saved
+        solution answers questions by name (``andersen-gpu query``). Files without names
+        (written before names were kept) load as solutions without names.
+        """
         from constraints.atomic import atomic_output
+        from constraints.npz_format import pack_strings
+
+        members = {}
+        if self.names is not None:
+            members["names_blob"], members["names_offsets"] = pack_strings(self.names)
         with atomic_output(path, binary=True) as fh:
-            np.savez_compressed(fh, format=np.array("andersen-gpu-solution-1"), node_set=self.node_set,
-                                set_indptr=self.set_indptr, set_indices=self.set_indices)
+            np.savez_compressed(fh, format=np.array(SOLUTION_FORMAT), node_set=self.node_set,
+                                set_indptr=self.set_indptr, set_indices=self.set_indices, **members)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Solution":
@@ -309,11 +354,16 @@ class Solution:
         with open(p, "rb") as fh:
             magic = fh.read(4)
         if magic == b"PK\x03\x04":
+            from constraints.npz_format import check_members, unpack_strings
+
+            check_members(p)
             try:
                 with np.load(p, allow_pickle=False) as z:
-                    if str(z.get("format", "")) != "andersen-gpu-solution-1":
+                    if str(z.get("format", "")) != SOLUTION_FORMAT:
                         raise InputError("not an andersen-gpu solution file", p)
-                    sol = cls(z["node_set"], z["set_indptr"], z["set_indices"])
+                    names = (unpack_strings(z["names_blob"], z["names_offsets"], p, "names")
+                             if "names_blob" in z.files else None)
+                    sol = cls(z["node_set"], z["set_indptr"], z["set_indices"], names=names)
             except (KeyError, ValueError, OSError) as exc:
                 raise InputError(f"unreadable solution file ({exc})", p) from None
             sol._check(p)
@@ -326,6 +376,8 @@ class Solution:
             raise exc.at(p) from None
 
     def _check(self, source: str) -> None:
+        if self.names is not None and len(self.names) != self.n_nodes:
+            raise InputError(f"{len(self.names)} names for {self.n_nodes} nodes", source)
         if np.any(np.diff(self.set_indptr) < 0) or self.set_indptr[0] != 0 or self.set_indptr[-1] != len(self.set_indices):
             raise InputError("corrupt set table", source)
         if self.node_set.size and (self.node_set.min() < 0 or self.node_set.max() >= self.n_sets):

@@ -11,6 +11,7 @@ import sys
 
 from constraints.model import ConstraintSet
 
+from . import interrupt, warmup
 from .solution import Solution
 
 BACKENDS = ("reference", "cpu", "gpu")
@@ -83,7 +84,8 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         small inputs, see :func:`auto_candidates`), falling back down that list when a
         backend is unavailable.
     announce : callable(str)
-        Receives one line saying which backend ``auto`` chose (the CLI prints it).
+        Receives one line saying which backend ``auto`` chose (the CLI prints it), and
+        the lines of a slow one-time compile (:func:`andersen_gpu.warmup.compile_backend`).
     threads : int
         CPU threads for the ``cpu`` backend (1: its serial solver; N > 1: its
         multi-core mode, see :func:`andersen_gpu.backends.cpu.solve`). Other
@@ -97,7 +99,10 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
     Returns
     -------
     Solution
-        Points-to sets of every node of ``cs`` (offline merges expanded).
+        Points-to sets of every node of ``cs`` (offline merges expanded). Numba's one-time
+        compile runs first, apart: ``stats.compile_ms`` holds its time (0 once done in this
+        process), ``stats.solve_ms`` does not. The cpu backend runs in a worker thread
+        (:func:`andersen_gpu.interrupt.call`), so that Ctrl-C interrupts it at once.
 
     Raises
     ------
@@ -109,7 +114,8 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         announce(f"backend auto: using {candidates[0]} ({why})")
         for i, name in enumerate(candidates):
             try:
-                return solve(cs, backend=name, threads=threads, kernel_timing=kernel_timing, **options)
+                return solve(cs, backend=name, announce=announce, threads=threads, kernel_timing=kernel_timing,
+                             **options)
             except BackendUnavailable as exc:
                 if i + 1 == len(candidates):
                     raise
@@ -127,4 +133,8 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         options["threads"] = threads
     if name == "gpu" and kernel_timing:
         options["timing"] = True
-    return module.solve(cs, **options)
+    step = warmup.compile_backend(name, threads, announce)
+    sol = interrupt.call(module.solve, cs, **options) if name == "cpu" else module.solve(cs, **options)
+    if sol.stats is not None:
+        sol.stats.compile_ms = step.ms
+    return sol

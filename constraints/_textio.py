@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 from typing import Iterator
 
+from ._memory import available_bytes, require
 from .errors import InputError
 
 
@@ -27,16 +28,22 @@ def read_text(path: str | os.PathLike) -> str:
     Raises
     ------
     InputError
-        Missing file, truncated or corrupt gzip, or bytes that are not text.
+        Missing file, truncated or corrupt gzip, bytes that are not text, or more
+        text than the available memory holds.
     """
     p = Path(path)
     if not p.is_file():
         raise InputError("no such file", str(p))
+    limit = available_bytes()
     try:
         if is_gzip(p):
             with gzip.open(p, "rb") as fh:
-                data = fh.read()
+                data = fh.read(limit + 1)
+            if len(data) > limit:
+                raise InputError(f"decompresses to more than the {limit / 2**30:,.1f} GiB of memory available",
+                                 str(p))
         else:
+            require(p.stat().st_size, "reading the file", str(p))
             data = p.read_bytes()
     except (EOFError, gzip.BadGzipFile, zlib.error, OSError) as exc:
         raise InputError(f"truncated or corrupt gzip data ({exc.__class__.__name__}: {exc})", str(p)) from None

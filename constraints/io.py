@@ -100,6 +100,23 @@ def output_format(path: str | os.PathLike) -> str:
                      "(expected .acs, .acs.gz, .npz or a paper dump's B_nodes.txt[.gz])", str(path))
 
 
+def input_files(path: str | os.PathLike) -> list[Path]:
+    """The files that belong to the input ``path``: itself, and for a paper dump every file of its
+    family (:func:`constraints.paper_format.family`), so that no output may overwrite them."""
+    if paper_format.is_paper_nodes_file(path):
+        return paper_format.family(path)
+    return [Path(path)]
+
+
+def output_files(path: str | os.PathLike, format: str | None = None) -> list[Path]:
+    """The files :func:`save` writes for ``path``: ``path`` itself, and for the paper format
+    its siblings too (:func:`constraints.paper_format.paper_names`)."""
+    fmt = format or output_format(path)
+    if fmt == "paper":
+        return list(paper_format.paper_names(path).values())
+    return [Path(path)]
+
+
 def _want_progress(progress: bool | None, nbytes: int) -> bool:
     if progress is None:
         return nbytes >= PROGRESS_MIN_BYTES and sys.stderr.isatty()

@@ -22,6 +22,7 @@ from dataclasses import fields
 
 import numpy as np
 
+from ._memory import require
 from .atomic import atomic_output
 from .errors import InputError
 from .model import ConstraintSet
@@ -42,7 +43,7 @@ def write_npz(cs: ConstraintSet, path: str | os.PathLike) -> None:
         if f.name in _SCALAR_FIELDS:
             members[f.name] = np.array(value, np.int64)
         elif f.name in _STRING_FIELDS:
-            members[f"{f.name}_blob"], members[f"{f.name}_offsets"] = _pack_strings(value)
+            members[f"{f.name}_blob"], members[f"{f.name}_offsets"] = pack_strings(value)
         else:
             members[f.name] = value
     with atomic_output(path, binary=True, compress=False) as fh:
@@ -56,11 +57,13 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
     ------
     InputError
         The file is missing, not a zip archive, truncated, not of this format,
-        lacks a member, or holds a set that fails validation.
+        lacks a member, has a member that claims more than it holds
+        (:func:`check_members`), or holds a set that fails validation.
     """
     src = str(path)
     if not os.path.isfile(src):
         raise InputError("no such file", src)
+    check_members(src)
     try:
         with np.load(src, allow_pickle=False) as z:
             if "format" not in z.files or str(z["format"]) != FORMAT_TAG:
@@ -69,7 +72,7 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
             for f in fields(ConstraintSet):
                 if f.name in _STRING_FIELDS:
                     if f"{f.name}_blob" in z.files:
-                        values[f.name] = _unpack_strings(z[f"{f.name}_blob"], z[f"{f.name}_offsets"], src, f.name)
+                        values[f.name] = unpack_strings(z[f"{f.name}_blob"], z[f"{f.name}_offsets"], src, f.name)
                 elif f.name in z.files:
                     values[f.name] = int(z[f.name]) if f.name in _SCALAR_FIELDS else z[f.name]
                 elif f.name not in ("offline_rep",):
@@ -84,13 +87,55 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
         raise exc.at(src) from None
 
 
-def _pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:
+def check_members(path: str) -> None:
+    """Refuse an ``.npz`` whose members claim more data than they hold, or than memory holds.
+
+    Each ``.npy`` member's header gives its shape; numpy allocates that much before reading
+    the data. Checked here first: shape times item size against the member's size in the
+    archive, and the members' total against :func:`constraints._memory.available_bytes`.
+
+    Raises
+    ------
+    InputError
+        Naming the member; or the archive is unreadable.
+    """
+    from numpy.lib import format as npy
+
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if not info.filename.endswith(".npy"):
+                    continue
+                with zf.open(info) as fh:
+                    version = npy.read_magic(fh)
+                    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+                    shape, _, dtype = read_header(fh, max_header_size=1 << 16)
+                    header_bytes = fh.tell()
+                count = int(np.prod(shape, dtype=object))
+                need = count * dtype.itemsize
+                if need > info.file_size - header_bytes:
+                    raise InputError(f"member {info.filename[:-4]!r} claims shape {shape} ({need:,} bytes) but "
+                                     f"holds {max(0, info.file_size - header_bytes):,} bytes", path)
+                total += need
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"unreadable .npz ({exc.__class__.__name__}: {exc})", path) from None
+    require(total, "reading its arrays", path)
+
+
+def pack_strings(strings) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as two arrays for an ``.npz``: their UTF-8 bytes back to back (uint8) and the
+    int64 end offset of each (the inverse of :func:`unpack_strings`)."""
     encoded = [s.encode("utf-8") for s in strings]
     offsets = np.cumsum([len(b) for b in encoded], dtype=np.int64)
     return np.frombuffer(b"".join(encoded), np.uint8), offsets
 
 
-def _unpack_strings(blob: np.ndarray, offsets: np.ndarray, src: str, what: str) -> tuple[str, ...]:
+def unpack_strings(blob: np.ndarray, offsets: np.ndarray, src: str, what: str) -> tuple[str, ...]:
+    """The strings :func:`pack_strings` packed; :class:`InputError` (naming ``src`` and ``what``)
+    when the offsets do not fit the bytes or the bytes are not UTF-8."""
     data = blob.astype(np.uint8, copy=False).tobytes()
     ends = offsets.astype(np.int64).tolist()
     if any(b < a for a, b in zip([0] + ends, ends)) or (ends[-1] if ends else 0) != len(data):

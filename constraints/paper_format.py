@@ -23,14 +23,16 @@ import io
 import os
 import re
 from dataclasses import dataclass
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
+from ._memory import require
 from ._textio import parse_int, read_text, scan_rows
-from .atomic import atomic_output
+from .atomic import atomic_outputs
 from .errors import InputError
 from .model import EDGE_KINDS, ConstraintSet, NodeKind
 
@@ -96,6 +98,21 @@ def locate(nodes_path: str | os.PathLike, use_hcd: bool = True) -> PaperFiles:
         if cons is None:
             raise InputError(f"missing sibling file {Path(prefix).name}_constraints.txt.gz", str(p))
     return PaperFiles(prefix, p, cons, hcd)
+
+
+def family(nodes_path: str | os.PathLike) -> list[Path]:
+    """Every existing file of the paper dump named by ``nodes_path``: the nodes, constraints
+    (original and after HCD), HCD and reference-solution files beside it, whichever are there."""
+    m = re.match(r"^(.*)_nodes(\.txt)?(\.gz)?$", str(nodes_path))
+    if not m:
+        return [Path(nodes_path)]
+    prefix = m.group(1)
+    found = [p for stem in ("nodes", "constraints", "constraints_after_hcd", "hcd")
+             for p in [_sibling(prefix, stem)] if p is not None]
+    parent = Path(prefix).parent
+    with contextlib.suppress(OSError):
+        found += sorted(parent.glob(glob_escape(Path(prefix).name) + "_correct_soln_*"))
+    return found
 
 
 # ----------------------------------------------------------------- readers
@@ -352,6 +369,8 @@ def read_paper(nodes_path: str | os.PathLike, use_hcd: bool = True,
         raise exc.at(str(files.constraints)) from None
 
 
+#: What a solution of n nodes takes while it is read (set ids, the expanded table), per node.
+_SOLUTION_BYTES_PER_NODE = 24
 _SOLN_LINE = re.compile(r"^\s*\[([^\]]*)\]\s*=>\s*\[([^\]]*)\]\s*$")
 
 
@@ -372,6 +391,10 @@ def read_solution_sets(path: str | os.PathLike) -> tuple[int, list[tuple[np.ndar
     if k == len(lines):
         raise InputError("empty solution file (expected the number of variables)", src)
     n = parse_int(lines[k].strip(), src, k + 1, "variable count")
+    if n < 0:
+        raise InputError(f"negative variable count {n}", src, k + 1)
+    # nodes no line lists have the empty set, so the count may exceed the lines: bound it by memory
+    require(n * _SOLUTION_BYTES_PER_NODE, f"the variable count {n:,}", src, k + 1)
     groups = []
     for lineno in range(k + 2, len(lines) + 1):
         s = lines[lineno - 1]
@@ -495,8 +518,7 @@ def write_paper(cs: ConstraintSet, nodes_path: str | os.PathLike, use_hcd: bool 
     targets = paper_names(nodes_path, use_hcd)
     check_paper_compatible(cs, use_hcd, str(nodes_path))
     writers = {"nodes": format_nodes, "constraints": format_constraints, "hcd": format_hcd}
-    with contextlib.ExitStack() as stack:  # renames happen only if every file was written
-        for key, path in targets.items():
-            fh = stack.enter_context(atomic_output(path))
+    with atomic_outputs(targets.values()) as streams:  # renames happen only if every file was written
+        for key, fh in zip(targets, streams):
             fh.writelines(writers[key](cs))
     return list(targets.values())

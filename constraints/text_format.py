@@ -46,6 +46,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ._memory import require
 from ._textio import read_text
 from .atomic import atomic_output
 from .errors import InputError
@@ -59,6 +60,11 @@ _COUNT_KEYS = ("nodes",) + EDGE_KINDS + ("hcd",)
 _FLAG_KEYS = ("names", "locations", "merges")
 _HEADER_KEYS = _COUNT_KEYS + ("int_to_pointer",) + _FLAG_KEYS
 _KIND_WORDS = {k.name.lower(): int(k) for k in NodeKind}
+
+# what parsing takes per node (sizes, kinds, rep, name and location slots) and per constraint
+# (the row tuple, its line number, the columns); for the check against the available memory
+_BYTES_PER_NODE = 8 + 1 + 8 + 8 + 8
+_BYTES_PER_CONSTRAINT = 160
 
 _STATEMENT = re.compile(r"^(\*?)\s*([-+]?\w+)\s*=\s*([&*]?)\s*([-+]?\w+)\s*(?:\+\s*([-+]?\w+))?$")
 _NODE = re.compile(r'^node\s+(\S+)\s+(\S+)\s+(\S+)((?:\s+[a-z]+=(?:"(?:[^"\\]|\\.)*"|[^\s"#]+))*)\s*(?:#.*)?$')
@@ -153,6 +159,14 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
     """Parse the lines of a text-format file (see :func:`read_text_format`)."""
     header, header_line, body_start = _parse_header(lines, src)
     n = header["nodes"]
+    # every node, constraint and hcd pair takes a line: a header that claims more than the file
+    # holds is refused before its arrays are allocated
+    claimed = sum(header[k] for k in _COUNT_KEYS)
+    if claimed > len(lines) - body_start:
+        raise InputError(f"header claims {claimed:,} lines of nodes and constraints but the file has only "
+                         f"{len(lines) - body_start:,} lines after it", src, header_line)
+    require(n * _BYTES_PER_NODE + (claimed - n) * _BYTES_PER_CONSTRAINT, f"the header's nodes={n:,}", src,
+            header_line)
     sizes = np.zeros(n, np.int64)
     kinds = np.zeros(n, np.int8)
     rep = np.arange(n, dtype=np.int64) if header["merges"] else None

@@ -31,11 +31,21 @@ def _gpu_present() -> bool:
         return False
 
 
+def _runs_the_gpu_backend(item) -> bool:
+    """A case parametrized with ``backend="gpu"`` (it must carry the ``gpu`` marker)."""
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and callspec.params.get("backend") == "gpu"
+
+
 def pytest_collection_modifyitems(config, items):
-    if any("gpu" in item.keywords for item in items) and not _gpu_present():
+    unmarked = [item.nodeid for item in items if _runs_the_gpu_backend(item) and not item.get_closest_marker("gpu")]
+    if unmarked:  # `pytest -m gpu` on a GPU machine would leave them out
+        raise pytest.UsageError(f"{len(unmarked)} GPU cases lack the gpu marker, e.g. {unmarked[0]}: "
+                                'parametrize with pytest.param("gpu", marks=pytest.mark.gpu)')
+    if any(item.get_closest_marker("gpu") for item in items) and not _gpu_present():
         skip = pytest.mark.skip(reason="no CUDA device / CuPy here")
         for item in items:
-            if "gpu" in item.keywords:
+            if item.get_closest_marker("gpu"):
                 item.add_marker(skip)
 
 

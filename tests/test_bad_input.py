@@ -125,6 +125,36 @@ def _acs_bad_kind(d: Path):
     return f, f, line, "unknown node kind 'struct'"
 
 
+def _acs_huge_node_count(d: Path):
+    # a header that claims 2^31 nodes in a file of a few hundred bytes: refused before allocating
+    f = d / "p.acs.gz"
+    line = _edit_gz(f, lambda s: s.startswith("andersen-constraints"),
+                    gzip.open(f, "rt").readline().rstrip("\n").replace(f"nodes={N}", "nodes=2147483648"))
+    return f, f, line, "header claims 2,147,483,"
+
+
+def _npz_member_claims_more(d: Path):
+    # an array header that claims 2^31 - 1 elements of a member that holds eight
+    import zipfile
+
+    f = d / "p.npz"
+    members = {}
+    with zipfile.ZipFile(f) as z:
+        for name in z.namelist():
+            members[name] = z.read(name)
+    data = members["obj_size.npy"]
+    hlen = int.from_bytes(data[8:10], "little")
+    header = data[10:10 + hlen].decode("latin1")
+    claimed = header.replace(f"({N},)", "(2147483647,)")
+    claimed = claimed.rstrip("\n").rstrip(" ")
+    claimed = claimed + " " * (hlen - 1 - len(claimed)) + "\n"
+    members["obj_size.npy"] = data[:10] + claimed.encode("latin1") + data[10 + hlen:]
+    with zipfile.ZipFile(f, "w") as z:
+        for name, blob in members.items():
+            z.writestr(name, blob)
+    return f, f, None, "member 'obj_size' claims shape (2147483647,)"
+
+
 def _npz_truncated(d: Path):
     _truncate(d / "p.npz")
     return d / "p.npz", d / "p.npz", None, "unreadable .npz"
@@ -148,7 +178,8 @@ BREAKERS = [
     _acs_gep_line("id_too_large", f"7 = {N + 1} + 1", f"node id {N + 1} outside [0, {N})"),
     _acs_gep_line("negative_offset", "7 = 5 + -2", "gep offset -2 outside"),
     _acs_gep_line("oversize_offset", f"7 = 5 + {N}", f"gep offset {N} outside [0, {N})"),
-    _acs_truncated, _acs_bad_kind, _npz_truncated, _unknown_format,
+    _acs_truncated, _acs_bad_kind, _acs_huge_node_count, _npz_truncated, _npz_member_claims_more,
+    _unknown_format,
 ]
 
 
@@ -196,6 +227,17 @@ def test_bad_output_name_is_refused_before_reading(dumps: Path, tmp_path: Path,
     assert err == [f"andersen-gpu: error: {out}: cannot tell the solution format from the name "
                    "(expected .npz, .txt or .txt.gz)"]
     assert not out.exists()
+
+
+def test_reference_solution_claiming_more_nodes_than_memory(dumps: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture) -> None:
+    soln = tmp_path / "p_correct_soln_001.txt"
+    soln.write_text("2147483647999\n[0, 1] => [2]\n")
+    assert main(["solve", str(dumps / "p.npz"), "--backend", "reference",
+                 "--verify-against", str(soln)]) == ExitCode.BAD_INPUT
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"andersen-gpu: error: {soln}:1: the variable count "), err
+    assert "more than the" in err[0] and "available" in err[0]
 
 
 def test_bad_reference_solution(dumps: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -59,6 +59,7 @@ def run_driver(tmp, *extra) -> int:
                         "--out-dir", str(tmp / "out"), *extra])
 
 
+@pytest.mark.slow
 def test_run_writes_agreeing_rows_per_suite(inputs):
     assert run_driver(inputs) == 0
     out = inputs / "out"
@@ -90,6 +91,7 @@ def test_run_writes_agreeing_rows_per_suite(inputs):
     assert "## Summary" in (out / "paper.md").read_text()
 
 
+@pytest.mark.slow
 def test_child_failure_is_recorded_not_fatal(inputs):
     (inputs / "dumps" / "gzip.npz").write_bytes(b"not an archive")
     assert run_driver(inputs, "--no-plots") == 1  # exit 1: an input failed

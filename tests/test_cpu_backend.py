@@ -21,12 +21,20 @@ def _assert_same(cs: ConstraintSet, **options) -> Solution:
     return got
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets())
 def test_matches_reference(cs):
     _assert_same(cs)
 
 
+@pytest.mark.slow
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets())
+def test_matches_reference_thorough(cs):
+    _assert_same(cs)
+
+
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=80, max_constraints=160))
 def test_matches_reference_larger_without_preprocessing(cs):
@@ -49,6 +57,7 @@ def _valid_hcd_pairs(cs: ConstraintSet, sol: Solution) -> list[tuple[int, int]]:
     return pairs
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=16), st.data())
 def test_online_hcd_merges_keep_the_solution(cs, data):
@@ -105,39 +114,50 @@ def test_gep_offsets_around_64_and_int_to_pointer():
         _assert_same(cs, preprocess=pre)
 
 
-def test_stats_and_threads():
+def test_stats_and_bad_thread_counts():
     cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
     sol = cpu.solve(cs)
     assert sol.stats.backend == "cpu" and sol.stats.peak_host_bytes > 0
     assert "preprocess nodes" in sol.stats.notes and "threads" not in sol.stats.notes
-    par = cpu.solve(cs, threads=2)
-    assert par == sol and par.stats.notes["threads"] == 2 and "step ms" in par.stats.notes
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="positive integer"):
             cpu.solve(cs, threads=bad)
 
 
 # The multi-core mode (threads > 1, _cpu_wave) must give the same sets as the
-# serial solver and the reference one.
+# serial solver and the reference one. Its first use compiles for about a minute,
+# so all of its tests are slow ones.
 
+@pytest.mark.slow
+def test_threads_stats():
+    cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
+    sol = cpu.solve(cs)
+    par = cpu.solve(cs, threads=2)
+    assert par == sol and par.stats.notes["threads"] == 2 and "step ms" in par.stats.notes
+
+
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets())
 def test_parallel_matches_reference(cs):
     _assert_same(cs, threads=2)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=80, max_constraints=160))
 def test_parallel_matches_reference_larger_without_preprocessing(cs):
     _assert_same(cs, preprocess=False, threads=2)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=16), st.data())
 def test_parallel_online_hcd_merges_keep_the_solution(cs, data):
     _assert_same_with_drawn_hcd(cs, data, threads=2)
 
 
+@pytest.mark.slow
 def test_parallel_wide_levels():
     # 300 independent chains a_i -> b_i -> c_i, loads/stores/geps on each: levels wider than
     # _cpu_wave.SERIAL_BELOW, so the prange paths run (not only the serial small-level path)
@@ -162,6 +182,7 @@ def test_parallel_wide_levels():
     assert sol == cpu.solve(cs)
 
 
+@pytest.mark.slow
 def test_parallel_word_boundaries_and_offsets():
     cs = _word_boundary_set()
     for pre in (True, False):

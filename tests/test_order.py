@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from andersen_gpu.backends import reference
@@ -74,15 +75,27 @@ def check_order(cs: ConstraintSet) -> np.ndarray:
     return perm
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80))
 def test_order_is_a_span_preserving_permutation_with_the_same_solution(cs):
+    _check_renumbered(cs)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=40, max_constraints=80))
+def test_order_is_a_span_preserving_permutation_with_the_same_solution_thorough(cs):
+    _check_renumbered(cs)
+
+
+def _check_renumbered(cs):
     perm = check_order(cs)
     want = reference.solve(cs)
     got = in_original_ids(reference.solve(renumber(cs, perm)), perm)
     assert got == want, got.diff_report(want, labels=("renumbered", "original"))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80, with_merges=True))
 def test_order_of_a_collapsed_set(cs):

@@ -32,36 +32,48 @@ def _check_same_solution(cs: ConstraintSet, **flags) -> ConstraintSet:
     return out
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets())
 def test_collapse_keeps_least_solution(cs):
     _check_same_solution(cs)
 
 
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets())
+def test_collapse_keeps_least_solution_thorough(cs):
+    _check_same_solution(cs)
+
+
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80))
 def test_scc_only_keeps_least_solution(cs):
     _check_same_solution(cs, hvn=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80))
 def test_one_hvn_pass_keeps_least_solution(cs):
     _check_same_solution(cs, hvn_passes=1)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80))
 def test_hvn_to_fixpoint_keeps_least_solution(cs):
     _check_same_solution(cs, max_passes=8, hvn_passes=8, min_gain=0.0)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80))
 def test_hu_keeps_least_solution(cs):
     _check_same_solution(cs, hu=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80))
 def test_hu_with_capped_unions_keeps_least_solution(cs):

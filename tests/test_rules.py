@@ -116,7 +116,10 @@ def _backend_or_skip(name: str):
         pytest.skip(f"backend {name} not written yet")
 
 
-@pytest.mark.parametrize("backend", andersen_gpu.BACKENDS)
+BACKENDS = [pytest.param(b, marks=pytest.mark.gpu) if b == "gpu" else b for b in andersen_gpu.BACKENDS]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_rule(case: Case, backend: str) -> None:
     _backend_or_skip(backend)

@@ -117,14 +117,14 @@ def tables(facts: AliasFacts):
 
 
 def write(facts: AliasFacts, out: "str | os.PathLike") -> dict[str, Path]:
-    """Write the three tables next to ``out`` (atomically, each file whole or not at all).
+    """Write the three tables next to ``out``, as a group: all three appear, or none does.
 
     Returns
     -------
     dict
         The paths written, as :func:`side_paths`.
     """
-    from constraints.atomic import atomic_output
+    from constraints.atomic import atomic_outputs
 
     paths = side_paths(out)
     fmt = FORMATS[paths["sites"].suffix]
@@ -134,19 +134,19 @@ def write(facts: AliasFacts, out: "str | os.PathLike") -> dict[str, Path]:
         except ImportError:
             raise InputError("writing .parquet needs pyarrow (pip install 'andersen-gpu[parquet]'); "
                              "or write .jsonl", str(out)) from None
-    for key, df in tables(facts).items():
-        if fmt == "parquet":
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+    frames = tables(facts)
+    with atomic_outputs([paths[key] for key in frames], binary=True) as streams:
+        for (key, df), fh in zip(frames.items(), streams):
+            if fmt == "parquet":
+                import pyarrow as pa
+                import pyarrow.parquet as pq
 
-            table = pa.Table.from_pandas(df, preserve_index=False)
-            table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                                   b"andersen-gpu": f"{SCHEMA} {key}".encode()})
-            with atomic_output(paths[key], binary=True) as fh:
+                table = pa.Table.from_pandas(df, preserve_index=False)
+                table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                                       b"andersen-gpu": f"{SCHEMA} {key}".encode()})
                 pq.write_table(table, fh)
-        else:
-            with atomic_output(paths[key]) as fh:
+            else:
                 cols = list(df.columns)
                 for row in zip(*(df[c].tolist() for c in cols)):
-                    fh.write(json.dumps(dict(zip(cols, row))) + "\n")
+                    fh.write((json.dumps(dict(zip(cols, row))) + "\n").encode("utf-8"))
     return paths

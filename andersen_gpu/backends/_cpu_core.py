@@ -356,7 +356,7 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
     return order, merged
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: run off the main thread, interruptibly (andersen_gpu.interrupt)
 def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off,
                hcd_ptr, hcd_target):
@@ -529,7 +529,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     return parent, pts, plen, visits, rounds, merged_scc, merged_hcd, ctr
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def extract(n, parent, pts, plen):
     """Distinct sets of the representatives, expanded.
 

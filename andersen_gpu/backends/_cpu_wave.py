@@ -566,7 +566,7 @@ def _gather_store_edges(ow_node, outs, n):
     return ptr, nodes, srcs[items]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: run off the main thread, interruptibly (andersen_gpu.interrupt)
 def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off,
                hcd_ptr, hcd_target, n_threads):

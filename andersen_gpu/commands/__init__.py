@@ -25,6 +25,7 @@ The helpers below are shared by several commands.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from constraints.model import ConstraintSet
@@ -32,11 +33,13 @@ from constraints.model import ConstraintSet
 from ..solve import BACKENDS
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+INPUT_HELP = ("constraint set: .acs/.acs.gz, .npz, a paper dump's B_nodes.txt[.gz], "
+              "or LLVM input (.bc/.ll/.c/.cc/.cpp)")
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, what: str = INPUT_HELP) -> None:
     """``INPUT`` and ``--no-hcd``: the arguments of every command that reads a constraint set."""
-    parser.add_argument("input", metavar="INPUT",
-                        help="constraint set: .acs/.acs.gz, .npz, a paper dump's B_nodes.txt[.gz], "
-                             "or LLVM input (.bc/.ll/.c/.cc/.cpp)")
+    parser.add_argument("input", metavar="INPUT", help=what)
     parser.add_argument("--no-hcd", action="store_true",
                         help="paper dumps: read the original B_constraints instead of "
                              "B_constraints_after_hcd + B_hcd")
@@ -51,11 +54,63 @@ def add_backend_argument(parser: argparse.ArgumentParser,
     parser.add_argument("--backend", choices=BACKEND_CHOICES, default="auto", help=help)
 
 
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-progress``: no progress bars on stderr (they appear only when it is a terminal)."""
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+#: A solve still running after this many seconds gets a progress bar (stderr a terminal only).
+PROGRESS_AFTER_S = 1.0
+
+
+@contextlib.contextmanager
+def progress_while(desc: str, enabled: bool = True):
+    """Show a bar with the elapsed time on stderr while the block runs, from
+    :data:`PROGRESS_AFTER_S` on; only when ``enabled`` and stderr is a terminal.
+
+    The solvers do not know in advance how many rounds they take, so the bar counts
+    seconds; it disappears when the block ends.
+    """
+    if not enabled or not sys.stderr.isatty():
+        yield
+        return
+    import threading
+
+    done = threading.Event()
+
+    def tick() -> None:
+        if done.wait(PROGRESS_AFTER_S):
+            return
+        from tqdm import tqdm
+
+        with tqdm(desc=desc, bar_format="{desc}: {elapsed}", leave=False, file=sys.stderr) as bar:
+            while not done.wait(0.5):
+                bar.refresh()
+
+    ticker = threading.Thread(target=tick, name="andersen-gpu progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        ticker.join(2.0)
+
+
 def load_input(args: argparse.Namespace) -> ConstraintSet:
     """Load ``args.input`` (progress bar on large inputs when stderr is a terminal)."""
     from constraints import io
 
     return io.load(args.input, use_hcd=not args.no_hcd, progress=None)
+
+
+def check_outputs(outputs, inputs) -> None:
+    """Refuse bad output paths before any work (:func:`constraints.atomic.check_outputs`);
+    ``inputs`` are input paths as given (a paper dump's family is added here), ``None``s are skipped."""
+    from constraints import io
+    from constraints.atomic import check_outputs as check
+
+    files = [f for p in inputs if p is not None for f in io.input_files(p)]
+    check([p for p in outputs if p is not None], files)
 
 
 def note(message: str) -> None:

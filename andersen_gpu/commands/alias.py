@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_backend_argument, note
+from . import add_backend_argument, check_outputs, note
 
 NAME = "alias"
 HELP = "write per-instruction alias facts (Parquet or JSON Lines side file)"
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from ..aliasfacts.tables import side_paths, write
     from ..cli import ExitCode
 
-    side_paths(args.output)  # a bad output name fails before the work
+    check_outputs(side_paths(args.output).values(), args.inputs)  # a bad output fails before the work
     facts, cs, solution, _ = analyze(args.inputs, backend=args.backend, clang_flags=args.cflag, announce=note)
     written = write(facts, args.output)
     kinds = np.asarray(facts.sites.kind, dtype=object)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_backend_argument, note
+from . import add_backend_argument, check_outputs, note
 
 NAME = "annotate"
 HELP = "add !alias.scope/!noalias metadata from the analysis to LLVM IR text"
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from constraints.atomic import atomic_output
+    from constraints.atomic import atomic_outputs
     from constraints.errors import InputError
     from constraints.llvm import cuda
 
@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from ..aliasfacts.annotate import annotate_text
     from ..cli import ExitCode
 
+    check_outputs([args.output, args.json], args.inputs)
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="andersen-annotate-") as tmp:
         program = cuda.prepare(args.inputs, tmp, args.cflag)
@@ -77,13 +78,13 @@ def run(args: argparse.Namespace) -> int:
     t1 = time.perf_counter()
     out, stats = annotate_text(text, facts, part=program is not None)
     t2 = time.perf_counter()
-    with atomic_output(args.output) as fh:
-        fh.write(out)
+    with atomic_outputs([args.output] + ([args.json] if args.json else [])) as streams:  # both or neither
+        streams[0].write(out)
+        if args.json:
+            streams[1].write(json.dumps({**dataclasses.asdict(stats), "analysis_s": t1 - t0,
+                                         "annotate_s": t2 - t1}, indent=1))
     print(f"annotated {what} -> {args.output}")
     for line in stats.lines():
         print(line)
     print(f"time: analysis {t1 - t0:.2f}s  annotation {t2 - t1:.2f}s")
-    if args.json:
-        with atomic_output(args.json) as fh:
-            json.dump({**dataclasses.asdict(stats), "analysis_s": t1 - t0, "annotate_s": t2 - t1}, fh, indent=1)
     return ExitCode.OK

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from . import add_backend_argument, note
+from . import add_backend_argument, check_outputs, note
 
 NAME = "check-aliases"
 HELP = "check MAYALIAS/NOALIAS/... assertions in C/C++ or LLVM programs"
@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..cli import ExitCode
 
+    check_outputs([args.json], args.inputs)
     results, empty = [], []
     for path in args.inputs:
         found = check_program(path, args.backend, args.cflag, announce=note)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import add_input_arguments, load_input
+from . import add_input_arguments, check_outputs, load_input
 
 NAME = "convert"
 HELP = "convert a constraint set between formats"
@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from ..cli import ExitCode
 
     fmt = io.output_format(args.output)  # fail on a bad name before reading anything
+    check_outputs(io.output_files(args.output, fmt), [args.input])
     cs = load_input(args)
     for path in io.save(cs, args.output, format=fmt):
         print(f"wrote {path}")

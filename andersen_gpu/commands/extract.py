@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import check_outputs
+
 NAME = "extract"
 HELP = "extract constraints from LLVM bitcode/IR or C/C++ sources"
 
@@ -36,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..cli import ExitCode
 
-    io.output_format(args.output)  # a bad output name fails before the work
+    check_outputs(io.output_files(args.output), args.inputs)  # a bad output fails before the work
     progress = None
     if not args.no_progress and sys.stderr.isatty():
         from functools import partial

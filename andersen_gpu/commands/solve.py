@@ -20,7 +20,9 @@ import numpy as np
 
 from ..solution import Solution
 from ..solve import solve
-from . import BACKEND_CHOICES, add_backend_argument, add_input_arguments, load_input, note
+from ..warmup import ANNOUNCE_AFTER_S
+from . import (BACKEND_CHOICES, add_backend_argument, add_input_arguments, add_progress_argument, check_outputs,
+               load_input, note, progress_while)
 
 NAME = "solve"
 HELP = "solve a constraint set (and optionally verify the solution)"
@@ -41,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=_positive_int, default=1, metavar="N",
                         help="CPU threads for the cpu backend (default 1: its serial solver; N > 1: its "
                              "multi-core mode: same solution, so far slower); other backends ignore it")
+    add_progress_argument(parser)
 
 
 def _positive_int(text: str) -> int:
@@ -61,10 +64,11 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None and not args.output.endswith(SOLUTION_SUFFIXES):
         raise InputError("cannot tell the solution format from the name (expected .npz, .txt or .txt.gz)",
                          args.output)
+    check_outputs([args.output], [args.input, args.verify_against])
     cs = load_input(args)
     expected = Solution.load(args.verify_against) if args.verify_against else None
 
-    sol = solve_with(cs, args.backend, args.threads, kernel_timing=args.stats)
+    sol = solve_with(cs, args.backend, args.threads, kernel_timing=args.stats, progress=not args.no_progress)
     print(f"solved {args.input}: {cs.n_nodes:,} nodes, {sol.n_edges:,} points-to edges "
           f"in {sol.n_sets:,} distinct sets ({_backend_and_time(sol)})")
     if args.stats:
@@ -79,17 +83,29 @@ def run(args: argparse.Namespace) -> int:
 
     status = ExitCode.OK
     if args.verify is not None:
-        other = solve_with(cs, args.verify, args.threads)
+        other = solve_with(cs, args.verify, args.threads, progress=not args.no_progress)
         status = max(status, _compare(sol, other, f"backend {_backend_name(other, args.verify)}", "verify"))
     if expected is not None:
         status = max(status, _compare(sol, expected, args.verify_against, "expected"))
     return status
 
 
-def solve_with(cs, requested: str, threads: int = 1, kernel_timing: bool = False) -> Solution:
+def solve_with(cs, requested: str, threads: int = 1, kernel_timing: bool = False, progress: bool = True) -> Solution:
     """Solve with ``requested`` (``threads`` for the cpu backend, ``kernel_timing`` for the gpu's
-    per-kernel times); ``auto`` says on stderr which backend it used."""
-    return solve(cs, backend=requested, announce=note, threads=threads, kernel_timing=kernel_timing)
+    per-kernel times); ``auto`` and one-time compiles say on stderr what they do; ``progress``:
+    a bar on a terminal when the solve takes more than a second (:func:`progress_while`)."""
+    with progress_while(f"solving {cs.n_nodes:,} nodes", enabled=progress):
+        return solve(cs, backend=requested, announce=_note_over_bar, threads=threads, kernel_timing=kernel_timing)
+
+
+def _note_over_bar(message: str) -> None:
+    """:func:`note`, through tqdm when a bar may be on the terminal (so that it does not tear the bar)."""
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        tqdm.write(f"andersen-gpu: {message}", file=sys.stderr)
+    else:
+        note(message)
 
 
 def _compare(sol: Solution, other: Solution, what: str, other_label: str) -> int:
@@ -115,7 +131,10 @@ def _backend_and_time(sol: Solution) -> str:
         return "no statistics"
     threads = sol.stats.notes.get("threads")
     backend = f"{sol.stats.backend} on {threads} threads" if threads else sol.stats.backend
-    return f"{backend}, {sol.stats.solve_ms:,.1f} ms"
+    text = f"{backend}, {sol.stats.solve_ms:,.1f} ms"
+    if sol.stats.compile_ms >= ANNOUNCE_AFTER_S * 1e3:  # the one-time step was announced: say what it cost
+        text += f"; before it, the one-time compile: {sol.stats.compile_ms:,.0f} ms"
+    return text
 
 
 def _stats_lines(cs, sol: Solution) -> list[str]:
