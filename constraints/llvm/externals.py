@@ -16,14 +16,17 @@ effect                    meaning
                           ``("alloc_out", a, "linked")``: one whose every slot may point
                           anywhere inside it (getaddrinfo's list of nodes)
 ``("alloc_into", a)``     every slot of ``*arg[a]`` may receive a fresh heap object
-                          (obstack chunks, zlib's internal state)
+                          (obstack chunks, zlib's internal state); ``("alloc_into", a,
+                          "linked")``: one whose every slot may point anywhere inside it
+                          (glob's ``gl_pathv`` array with its strings)
 ``("smear_fields", a)``   every pointer in ``*arg[a]`` may be advanced anywhere inside
                           what it points to (z_stream's next_in/next_out after deflate)
 ``("static",)``           the result points to one object per callee (getpwnam, localtime,
                           ...), whose slots may point anywhere inside it (library memory)
 ``("static_text",)``      the result points to one object per callee that holds no
                           pointer: a library-owned string or plain record (getenv,
-                          strerror, readdir); one slot, like a ``char`` array
+                          strerror, readdir); one slot, like a ``char`` array, or the
+                          slots of its C record (:data:`STATIC_RECORDS`: readdir's dirent)
 ``("keep", a[, key])``    that per-callee object (or the one named ``key``) receives
                           ``arg[a]`` (signal's handler, pthread_setspecific's value)
 ``("ret_kept"[, key])``   the result may be what that object holds
@@ -39,8 +42,17 @@ effect                    meaning
 ``()``                    no effect on pointers (printf, strlen, free, ...)
 ========================  ==========================================================
 
-:func:`model_for` also understands ``llvm.*`` intrinsics by their base name.
-Anything without a model is reported by the extractor, never dropped silently.
+:func:`model_for` also understands ``llvm.*`` intrinsics by their base name. The
+large-file and checking variants of a modelled name (``glob64``, ``__fgets_chk``,
+``__isoc99_sscanf``, ``__exp_finite``) share its model (:func:`_variants`, applied
+to the table once it is complete), unless the table models them itself.
+
+A modelled function whose address the program takes applies its model to the slots
+of its function object, once per function, so that a call through a pointer gets it
+too (``calloc`` passed as an allocator). Anything without a model is reported by the
+extractor when it can move pointers (a pointer parameter, result or varargs), never
+dropped silently: its pointer result points to an object of its own and anywhere
+into what it was given, and the functions handed to it may be called with that.
 """
 
 from __future__ import annotations
@@ -87,8 +99,10 @@ _add("getenv secure_getenv strerror ctime asctime setlocale nl_langinfo tmpnam t
      "gai_strerror hstrerror textdomain bindtextdomain gettext dgettext dcgettext ngettext dngettext "
      "dcngettext __libc_current_sigrtmin __libc_current_sigrtmax strerror_l", STATIC_TEXT)
 # the C record each of those returns: its object gets the slots of the program's
-# type of that name (one slot when the program never names the type, so never
-# reaches a field by it), not the largest struct's
+# type of that name, not the largest struct's, and at least those of glibc's
+# x86-64 layout (RECORD_SLOTS: the program may name the type differently, or read
+# the record through a type of its own); one slot for a record not in RECORD_SLOTS
+# that the program never names (so never reaches a field by it)
 STATIC_RECORDS = {
     "localtime": "tm", "gmtime": "tm", "getpwnam": "passwd", "getpwuid": "passwd", "getpwent": "passwd",
     "getgrnam": "group", "getgrgid": "group", "getgrent": "group", "gethostbyname": "hostent",
@@ -97,7 +111,13 @@ STATIC_RECORDS = {
     "localeconv": "lconv", "getmntent": "mntent",
     "__ctype_b_loc": None, "__ctype_tolower_loc": None, "__ctype_toupper_loc": None,  # one pointer
     "__environ_location": None,
+    "readdir": "dirent", "readdir64": "dirent64",
+    # and the records external globals point to (ModuleExtractor.library_global)
+    "stdin": "_IO_FILE", "stdout": "_IO_FILE", "stderr": "_IO_FILE",
 }
+# slots of glibc's records (x86-64), as the extractor's types flatten them
+RECORD_SLOTS = {"tm": 11, "passwd": 7, "group": 4, "hostent": 5, "servent": 4, "protoent": 3, "mntent": 6,
+                "lconv": 24, "dirent": 5, "dirent64": 5, "_IO_FILE": 29}
 MODELS["localtime_r"] = (("ret_arg", 1),)
 MODELS["gmtime_r"] = (("ret_arg", 1),)
 MODELS["ctime_r"] = (("ret_arg", 1),)
@@ -149,13 +169,37 @@ MODELS["on_exit"] = (("call", 0, ("int", 1)),)
 MODELS["pthread_once"] = (("call", 1, ()),)
 MODELS["pthread_key_create"] = (("call", 1, ()),)
 MODELS["pthread_atfork"] = (("call", 0, ()), ("call", 1, ()), ("call", 2, ()))
-MODELS["signal"] = (("call", 1, ("int",)), ("keep", 1), ("ret_kept",))
+MODELS["signal"] = (("call", 1, ("int",)), ("keep", 1, "signal"), ("ret_kept", "signal"))
 MODELS["sigset"] = MODELS["signal"]
 MODELS["bsd_signal"] = MODELS["signal"]
 MODELS["sysv_signal"] = MODELS["signal"]
+MODELS["__sysv_signal"] = MODELS["signal"]
 MODELS["sigaction"] = (("copy", 2, 1), ("call", "*1", ("int", "static", "static")))
 MODELS["ftw"] = (("call", 1, ("static", "static")),)
 MODELS["nftw"] = (("call", 1, ("static", "static", "int", "static")),)
+
+# glob fills *pglob: gl_pathv, an array of strings the library allocates, and calls
+# errfunc(path, errno) on a directory it cannot read
+MODELS["glob"] = (("alloc_into", 3, "linked"), ("call", 2, ("static", "int")))
+# libevent: a registered callback is later called with the fd, the events and its
+# argument (a bufferevent's callbacks with the bufferevent first)
+MODELS["event_set"] = (("call", 3, ("int", "int", 4)),)
+MODELS["event_assign"] = (("call", 4, ("int", "int", 5)),)
+MODELS["event_new"] = (("alloc",), ("call", 3, ("int", "int", 4)))
+MODELS["event_once"] = (("call", 2, ("int", "int", 3)),)
+MODELS["event_base_once"] = (("call", 3, ("int", "int", 4)),)
+MODELS["bufferevent_new"] = (("alloc",), ("call", 1, ("ret", 4)), ("call", 2, ("ret", 4)),
+                             ("call", 3, ("ret", "int", 4)))
+MODELS["bufferevent_setcb"] = (("call", 1, (0, 4)), ("call", 2, (0, 4)), ("call", 3, (0, "int", 4)))
+MODELS["evbuffer_add_cb"] = (("call", 1, (0, "static", 2)),)
+_add("event_base_new event_init event_base_new_with_config evbuffer_new bufferevent_socket_new", ALLOC)
+_add("""
+event_add event_del event_free event_base_dispatch event_base_loop event_base_loopbreak event_base_loopexit
+event_base_free event_pending event_initialized event_active event_dispatch event_loop event_loopexit
+event_reinit bufferevent_enable bufferevent_disable bufferevent_free bufferevent_write bufferevent_write_buffer
+bufferevent_setwatermark bufferevent_settimeout evbuffer_add evbuffer_add_printf evbuffer_add_vprintf
+evbuffer_drain evbuffer_free evbuffer_get_length evbuffer_add_buffer
+""", NONE)
 
 # exceptions (C++ ABI)
 MODELS["__cxa_throw"] = (("throw", 0), ("call", 2, (0,)))
@@ -223,12 +267,12 @@ wctype towctrans wctrans __ctype_get_mb_cur_max
 getopt getopt_long getopt_long_only
 setenv unsetenv putenv clearenv
 uname gethostname sethostname sysconf pathconf fpathconf getpagesize getdtablesize
-regcomp regexec regfree regerror fnmatch glob globfree wordexp wordfree
+regcomp regexec regfree regerror fnmatch globfree wordexp wordfree
 sigreturn syscall prctl
 freelocale uselocale iconv_close
 endpwent setpwent endgrent setgrent
 flockfile funlockfile ftrylockfile mkstemp mkstemp64 mkostemp
-__fdelt_chk __read_chk __open_2 __open64_2 __poll_chk __longjmp_chk __realpath_chk __getcwd_chk
+__fdelt_chk __read_chk __open_2 __open64_2 __poll_chk __longjmp_chk
 __sprintf_chk __memcpy_chk_fail __chk_fail __builtin_unreachable
 """, NONE)
 for _i in ("lifetime.start lifetime.end dbg.declare dbg.value dbg.label dbg.assign va_end assume expect "
@@ -338,7 +382,7 @@ MODELS["timer_create"] = (("alloc_out", 2), ("call", "*+1", ("*1",)))
 # readv/writev and relatives move bytes between a file and the buffers of the
 # iovec array, like read/write: no pointer changes (as for the rest below)
 _add("""
-readv writev preadv64v2 pwritev64v2 sendfile64 splice copy_file_range
+readv writev preadv pwritev preadv2 pwritev2 preadv64v2 pwritev64v2 sendfile64 splice copy_file_range
 timer_settime timer_delete acl_free acl_set_file flock sync chroot pause truncate64 linkat symlinkat
 mkostemp64 socketpair accept4 getlogin_r ttyname_r endhostent endnetent sethostent setnetent
 semctl semget semop shmctl shmdt shmget msgctl msgget msgrcv msgsnd
@@ -353,6 +397,24 @@ sched_getaffinity sched_getparam sched_getscheduler sched_rr_get_interval sched_
 sched_setscheduler sem_clockwait sem_destroy sem_init sem_post sem_trywait sem_wait setpgrp
 sigtimedwait sigwait sigwaitinfo waitid wcsftime wmemcmp
 """, NONE)
+
+
+
+def _variants(name: str) -> tuple[str, ...]:
+    """The names glibc gives variants of ``name`` with the same arguments in the same
+    places: large-file (``glob64``), fortified (``__fgets_chk``: extra size arguments
+    come last, or are flags in printf-like functions that move no pointer), C99/C23
+    scanf and strtol (``__isoc99_sscanf``) and finite-math (``__exp_finite``)."""
+    return (name + "64", f"__{name}_chk", f"__isoc99_{name}", f"__isoc23_{name}", f"__{name}_finite")
+
+
+for _base in list(MODELS):
+    if not _base.startswith("llvm."):
+        for _v in _variants(_base):
+            MODELS.setdefault(_v, MODELS[_base])
+for _base in list(STATIC_RECORDS):
+    for _v in _variants(_base):
+        STATIC_RECORDS.setdefault(_v, STATIC_RECORDS[_base])
 
 # C++-mangled and plain alias-assertion functions handled by the extractor
 ALIAS_CHECKS = ("MAYALIAS", "NOALIAS", "MUSTALIAS", "PARTIALALIAS", "EXPECTEDFAIL_MAYALIAS",

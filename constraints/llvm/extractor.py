@@ -59,7 +59,7 @@ import numpy as np
 from ..errors import InputError
 from .access_sites import AccessSites, SiteRecorder
 from .builder import FIELD, FUNCTION, OBJECT, VALUE, Builder
-from .externals import ALIAS_CHECKS, ALLOC_SIZE_ARGS, STATIC_RECORDS, model_for
+from .externals import ALIAS_CHECKS, ALLOC_SIZE_ARGS, RECORD_SLOTS, STATIC_RECORDS, model_for
 from .irtext import NAME, MetadataTable, parse_items, parse_typed, parse_value, skip_group, skip_words, skip_ws
 from .types import PTR, TypeTable, parse_type
 
@@ -109,8 +109,11 @@ class ExtractStats:
     instructions : LLVM instructions read
     opcodes : instructions per opcode
     functions_defined, functions_declared, globals : module contents
-    unmodelled_calls : external functions without a model, with call counts
-        (their effects on pointers are not modelled)
+    unmodelled_calls : external functions without a model that can move pointers (a
+        pointer argument or result), with call counts: their results point to an object
+        of their own and into their arguments; other effects are not modelled
+    callbacks : ``(external, function)`` pairs, with counts: a function handed to an
+        unmodelled external, which may call it with what it was given
     unknown_instructions : opcodes the extractor does not know, with counts
     inline_asm : calls to inline assembly (no pointer effect modelled)
     alias_checks : alias assertions found (MAYALIAS, NOALIAS, ...)
@@ -124,6 +127,7 @@ class ExtractStats:
     functions_declared: int = 0
     globals: int = 0
     unmodelled_calls: Counter = field(default_factory=Counter)
+    callbacks: Counter = field(default_factory=Counter)
     unknown_instructions: Counter = field(default_factory=Counter)
     inline_asm: int = 0
     wrapper_calls: int = 0
@@ -158,6 +162,14 @@ class ExtractStats:
             out.append(f"  {name} x{n}")
         if len(shown) < len(items):
             out.append(f"  ... and {len(items) - len(shown)} more")
+        if self.callbacks:
+            cbs = sorted(self.callbacks.items(), key=lambda kv: (-kv[1], kv[0]))
+            out.append(f"functions handed to unmodelled externals (may be called back): {len(cbs)}")
+            shown = cbs if unmodelled_limit is None else cbs[:unmodelled_limit]
+            for (ext, f), n in shown:
+                out.append(f"  {ext} <- @{f} x{n}")
+            if len(shown) < len(cbs):
+                out.append(f"  ... and {len(cbs) - len(shown)} more")
         return out
 
 
@@ -171,6 +183,7 @@ class _FuncInfo:
     dbg: int | None = None
     body: tuple[int, int] = (0, 0)   # line range of the body
     ret_ptr: bool = False   # the return type is ``ptr``
+    taken: bool = False     # its address is used as a value (see ModuleExtractor.model_bodies)
 
     @property
     def va_slot(self) -> int:
@@ -235,6 +248,8 @@ class ModuleExtractor:
         self.static_objs: dict[str, int] = {}
         self.window_cache: dict[int, int] = {}
         self._offsets: list | None = None        # see _offset_tables
+        self._named_offsets: tuple | None = None  # see named_window
+        self.named_window_cache: dict[int, int] = {}
         self.max_slots = 1
         self._i2p = -1
         self._esc_raw = -1
@@ -321,7 +336,8 @@ class ModuleExtractor:
         ty, j = parse_type(line, kw.end())
         dbg = _DBG.search(line, j)
         loc = int(dbg.group(1)) if dbg else None
-        obj = self.b.obj(f"*@{name}", self.types.n_slots(ty), OBJECT, loc=loc)
+        slots = self.object_slots(ty) if kw.group(1) == "global" else self.types.n_slots(ty)
+        obj = self.b.obj(f"*@{name}", slots, OBJECT, loc=loc)
         addr = self.b.node(f"@{name}", VALUE, loc=loc)
         self.b.addr(addr, obj)
         self.global_obj[name] = obj
@@ -374,6 +390,9 @@ class ModuleExtractor:
             ty, v, _ = parse_typed(rest, 0) if self._has_initializer(rest) else (None, None, 0)
             if v is not None and self.types.has_ptr(ty):
                 self._init(ty, v, self.global_obj[name], 0)
+        for name, _, rest in self.global_lines:
+            if not self._has_initializer(rest):
+                self.library_global(name)
         bodies = [f for f in self.funcs.values() if f.defined]
         bar = self.progress(total=sum(f.body[1] - f.body[0] for f in bodies)) if self.progress else None
         for info in bodies:
@@ -385,6 +404,7 @@ class ModuleExtractor:
                 bar.update(info.body[1] - info.body[0])
         if bar is not None:
             bar.close()
+        self.model_bodies()
 
     def text_for_scan(self) -> str:
         return self.text
@@ -408,6 +428,7 @@ class ModuleExtractor:
             if v[0] == "@" and v[1] in self.global_obj:
                 self.b.addr(obj + slot, self.global_obj[v[1]])
             elif v[0] == "@" and v[1] in self.funcs:
+                self.funcs[v[1]].taken = True
                 self.b.addr(obj + slot, self.funcs[v[1]].obj)
             else:
                 node = self.const_node(v)
@@ -435,6 +456,7 @@ class ModuleExtractor:
         if name in self.funcs:
             node = self.func_addr.get(name)
             if node is None:
+                self.funcs[name].taken = True
                 node = self.b.node(f"&@{name}")
                 self.b.addr(node, self.funcs[name].obj)
                 self.func_addr[name] = node
@@ -597,6 +619,47 @@ class ModuleExtractor:
             self.window_cache[nbytes] = w
         return w
 
+    def object_slots(self, ty, count: int | None = 1) -> int:
+        """Slots of a variable (a non-constant global, an ``alloca``) of ``count`` (None:
+        unknown) values of type ``ty``: those of ``ty``; or, when ``ty`` is or holds an array
+        or the ``alloca`` has a count (storage the program may read through another struct
+        type: a ``sockaddr_storage`` as a ``sockaddr_in6``, a table through its header
+        struct, ``alloca(n)`` as a struct), at least as many as any named struct of the
+        program places in its bytes (:meth:`named_window`), so that such a field lands in
+        the object instead of past its end."""
+        n = self.types.n_slots(ty)
+        if count == 1 and not self.types.has_array(ty):
+            return n
+        return max(n, self.named_window(None if count is None else self.types.size_align(ty)[0] * count))
+
+    def named_window(self, nbytes: int | None) -> int:
+        """The most slots of any named struct inside ``nbytes`` consecutive bytes (None or
+        not positive: the most slots of any named struct); at least 1, at most ``nbytes``.
+        Like :meth:`window`, without the global and literal types (not all known yet when
+        globals are declared)."""
+        if self._named_offsets is None:
+            tables, most = {}, 1
+            for t, body in self.named_types.items():
+                if body == "opaque":
+                    continue
+                most = max(most, self.types.n_slots(("N", t)))
+                offs = self.types.slot_byte_offsets(("N", t))
+                if len(offs) > 1:
+                    tables[tuple(offs)] = None
+            self._named_offsets = (sorted((np.array(t, np.int64) for t in tables), key=len, reverse=True), most)
+        offsets, most = self._named_offsets
+        if nbytes is None or nbytes <= 0:
+            return most
+        w = self.named_window_cache.get(nbytes)
+        if w is None:
+            w = 1
+            for offs in offsets:
+                if len(offs) <= w:
+                    break
+                w = max(w, int((np.searchsorted(offs, offs + nbytes) - np.arange(len(offs))).max()))
+            w = self.named_window_cache[nbytes] = max(1, min(w, nbytes))
+        return w
+
     def _offset_tables(self) -> list:
         """Slot byte offsets (numpy) of every named struct and global type, longest first."""
         if self._offsets is None:
@@ -631,17 +694,84 @@ class ModuleExtractor:
         name = "struct." + tag
         sizes = [self.types.n_slots(("N", t)) for t, body in self.named_types.items()
                  if body != "opaque" and (t == name or t.startswith(name + ".") and t[len(name) + 1:].isdigit())]
-        return max([1] + sizes)
+        return max([RECORD_SLOTS.get(tag, 1)] + sizes)
 
     def static_text_obj(self, callee: str) -> int:
         """The library-owned string or plain record of ``callee`` (getenv's string,
-        strerror's message, readdir's entry): no pointer inside, so one slot and no
-        self-links. What the program itself stores into it is still modelled."""
+        strerror's message, readdir's entry): no pointer inside, so no self-links, and
+        one slot, or its record's (:meth:`_record_slots`: readdir's ``struct dirent``).
+        What the program itself stores into it is still modelled."""
         key = callee + "()text"
         o = self.static_objs.get(key)
         if o is None:
-            o = self.static_objs[key] = self.b.obj(f"*{callee}()", 1, OBJECT)
+            o = self.static_objs[key] = self.b.obj(f"*{callee}()", self._record_slots(callee) or 1, OBJECT)
         return o
+
+    def unknown_obj(self, callee: str) -> int:
+        """The object the pointer results of unmodelled ``callee`` point to, one per
+        function; its type is unknown, so it has a heap object's slots."""
+        key = callee + "()unknown"
+        o = self.static_objs.get(key)
+        if o is None:
+            o = self.static_objs[key] = self.heap_object(f"*{callee}()", None, None)
+        return o
+
+    def unmodelled(self, callee: str, args, result, name: str, callbacks) -> None:
+        """A call of ``callee``, which has no model: ``result`` (None: no pointer) points to
+        :meth:`unknown_obj` and anywhere inside what the call was given (``args``); the
+        functions in ``callbacks`` (:class:`_FuncInfo`) may be called with what it was given."""
+        if result is None and not callbacks:
+            return
+        b = self.b
+        given = -1
+        for a in args:
+            if a is not None:
+                if given < 0:
+                    given = b.node(name + ".given")
+                b.copy(given, a)
+        if result is not None:
+            b.addr(result, self.unknown_obj(callee))
+            if given >= 0:
+                b.copy(result, b.smear(given, name + ".returned"))
+        if given >= 0:
+            for target in callbacks:
+                for k in range(len(target.params)):
+                    b.copy(target.obj + 2 + k, given)
+
+    def library_global(self, name: str) -> None:
+        """``@name`` is defined outside the program (``environ``, ``stdout``, ``optarg``): each
+        pointer slot of it points to library memory, one self-linked object (slots that may
+        point anywhere inside it: ``environ``'s strings, a ``FILE``'s buffers) with the slots
+        of the record :data:`.externals.STATIC_RECORDS` names for it, else one."""
+        ty = self.global_type[name]
+        slots = self.types.ptr_slots(ty)
+        if not slots:
+            return
+        o = self.self_linked(f"*@{name}.lib", None, None, self._record_slots(name) or 1)
+        for k in slots:
+            self.b.addr(self.global_obj[name] + k, o)
+
+    def model_bodies(self) -> None:
+        """Every external function whose address the program takes (``_FuncInfo.taken``) gets
+        its model applied once to its function object, arguments in its parameter slots
+        (``@f#argK``, varargs in ``@f#va``) and result in ``@f#ret``, so that a call through a
+        pointer (``calloc`` passed to a library as its allocator) has the effects of a direct
+        call; what a direct call makes per call site (a heap object) is one object per function
+        here (``*@calloc.model``). One without a model gets :meth:`unmodelled`'s default."""
+        for info in self.funcs.values():
+            if info.defined or not info.taken or info.name in ALIAS_CHECKS:
+                continue
+            F = info.obj
+            args = [F + 2 + k if self.types.has_ptr(ty) else None for k, (ty, _) in enumerate(info.params)]
+            if info.vararg:
+                args += [info.va_slot] * 8
+            result = F + 1 if info.ret_ptr else None
+            name = f"@{info.name}.model"
+            model = model_for(info.name)
+            if model is None:
+                self.unmodelled(info.name, args, result, name, ())
+            else:
+                self.apply_model(info.name, model, args, lambda k: None, result, name, None, None)
 
     def self_linked(self, name: str, nbytes: int | None, loc, slots: int | None = None) -> int:
         """A heap object whose every slot may point anywhere inside it (a
@@ -709,6 +839,153 @@ class ModuleExtractor:
             t = b.node(f"{name}.ret")
             b.gep(t, fp, 1)
             b.load(result, t)
+
+    def apply_model(self, callee: str, model: tuple, args: list, const_arg, result, name: str, loc,
+                    fn: "_Function | None") -> None:
+        """The effects of ``callee``'s model (:mod:`.externals`) at one call.
+
+        ``args``: the node of each argument (None: no pointer); ``const_arg(k)``: argument
+        ``k``'s value when it is an integer constant, else None; ``result``: the result's
+        node (None: no pointer); ``name``: the prefix of the nodes made here; ``loc``: their
+        location; ``fn``: the calling function (None for a function object's body, see
+        :meth:`model_bodies`).
+        """
+        b = self.b
+
+        def ref(r):
+            if r == "ret":
+                return result
+            if isinstance(r, int):
+                return args[r] if r < len(args) else None
+            if r[:2] == "*+":  # what any slot of argument a's objects holds
+                a = args[int(r[2:])] if int(r[2:]) < len(args) else None
+                if a is None:
+                    return None
+                t = b.node(f"{name}.deref_any")
+                b.load(t, b.smear(a, f"{name}.elem"))
+                return t
+            a = args[int(r[1:])] if int(r[1:]) < len(args) else None
+            if a is None:
+                return None
+            if r[0] == "*":
+                t = b.node(f"{name}.deref")
+                b.load(t, a)
+                return t
+            return b.smear(a, f"{name}.elem")
+
+        for eff in model:
+            kind = eff[0]
+            if kind == "alloc":
+                if result is None:
+                    continue
+                obj = self.heap_object(f"*{name}", self._alloc_bytes(callee, const_arg), loc)
+                b.addr(result, obj)
+            elif kind == "alloc_out":
+                dst = ref(eff[1])
+                if dst is not None:
+                    if eff[2:] == ("linked",):
+                        obj = self.self_linked(f"*{name}.out", None, loc)
+                    else:
+                        obj = self.heap_object(f"*{name}.out", None, loc)
+                    t = b.node(f"{name}.out")
+                    b.addr(t, obj)
+                    b.store(dst, t)
+            elif kind == "alloc_into":
+                dst = ref(eff[1])
+                if dst is not None:
+                    obj = (self.self_linked(f"*{name}.into", None, loc) if eff[2:] == ("linked",)
+                           else self.heap_object(f"*{name}.into", None, loc))
+                    t = b.node(f"{name}.into")
+                    b.addr(t, obj)
+                    b.store(b.smear(dst, f"{name}.fields"), t)
+            elif kind == "smear_fields":
+                a = ref(eff[1])
+                if a is not None:
+                    fields = b.smear(a, f"{name}.fields")
+                    t = b.node(f"{name}.advanced")
+                    b.load(t, fields)
+                    b.store(fields, b.smear(t, f"{name}.advanced.any"))
+            elif kind == "static":
+                if result is not None:
+                    b.addr(result, self.static_obj(callee))
+            elif kind == "static_text":
+                if result is not None:
+                    b.addr(result, self.static_text_obj(callee))
+            elif kind == "keep":
+                a = ref(eff[1])
+                if a is not None:
+                    b.copy(self.static_obj(eff[2] if len(eff) > 2 else callee), a)
+            elif kind == "ret_kept":
+                if result is not None:
+                    b.copy(result, self.static_obj(eff[1] if len(eff) > 1 else callee))
+            elif kind == "ret_arg":
+                a = ref(eff[1])
+                if result is not None and a is not None:
+                    b.copy(result, a)
+            elif kind == "ret_into":
+                a = ref(eff[1])
+                if result is not None and a is not None:
+                    b.copy(result, b.smear(a, f"{name}.into"))
+            elif kind == "copy":
+                d, s_ = ref(eff[1]), ref(eff[2])
+                if d is not None and s_ is not None:
+                    nbytes = const_arg(2) if eff[1] == 0 else None
+                    self.copy_slots(d, s_, self.window(nbytes), name)
+            elif kind == "store_into":
+                d, s_ = ref(eff[1]), ref(eff[2])
+                if d is not None and s_ is not None:
+                    b.store(d, b.smear(s_, f"{name}.into"))
+            elif kind == "call":
+                fp = ref(eff[1])
+                if fp is None:
+                    continue
+                cargs = []
+                for r in eff[2]:
+                    if r == "int":
+                        cargs.append(None)
+                    elif r == "static":
+                        t = b.node(f"{name}.static")
+                        b.addr(t, self.static_obj(callee))
+                        cargs.append(t)
+                    else:
+                        cargs.append(ref(r))
+                self.indirect_call(fp, cargs, None, None, f"{name}.callback")
+            elif kind == "throw":
+                a = ref(eff[1])
+                if a is not None:
+                    b.copy(self.exception, a)
+            elif kind == "va_start":
+                a = ref(eff[1])
+                if a is not None and fn is not None and fn.info.vararg:
+                    t = b.node(f"{fn.fname}:va_start")
+                    b.addr(t, fn.info.va_slot)
+                    b.store(b.smear(a, f"{fn.fname}:va_list"), t)
+            elif kind == "va_copy":
+                d, s_ = ref(eff[1]), ref(eff[2])
+                if d is not None and s_ is not None:
+                    t = b.node(f"{name}.va_copy")
+                    b.load(t, b.smear(s_, f"{name}.va_src"))
+                    b.store(b.smear(d, f"{name}.va_dst"), t)
+
+    def _alloc_bytes(self, callee, const_arg):
+        which = ALLOC_SIZE_ARGS.get(callee)
+        if which is None:
+            return None
+        total = 1
+        for k in which:
+            v = const_arg(k)
+            if v is None:
+                return None
+            total *= v
+        return total
+
+    def copy_slots(self, d, s_, width, name):
+        """``*(d + k) = *(s_ + k)`` for the first ``width`` slots (a memcpy)."""
+        b = self.b
+        for k in range(width):
+            t = b.node(f"{name}.copy{k}")
+            b.load(t, b.offset(s_, k, f"{name}.src{k}"))
+            b.store(b.offset(d, k, f"{name}.dst{k}"), t)
 
     # ================================================ allocation wrappers
     def wrapper(self, name: str) -> "_Wrapper | None":
@@ -910,7 +1187,7 @@ class ModuleExtractor:
             b.addr(t, obj)
             for k in sorted(w.copy_params):
                 if k < len(args) and args[k] is not None:
-                    fn._copy_slots(t, args[k], self.window(None), f"{name}.move{k}")
+                    self.copy_slots(t, args[k], self.window(None), f"{name}.move{k}")
         self.stats.wrapper_calls += 1
 
     # ================================================================ finish
@@ -1201,8 +1478,10 @@ class _Function:
     def i_alloca(self, res, rest):
         if rest.startswith("inalloca "):
             rest = rest[9:]
-        ty, _ = parse_type(rest, 0)
-        obj = self.b.obj(f"*{self.fname}:%{res}", self.mod.types.n_slots(ty), OBJECT, loc=-1 - self.li)
+        ty, j = parse_type(rest, 0)
+        m = _ALLOCA_COUNT.match(rest, j)  # "T, i64 N": N values of T
+        count = 1 if m is None else (int(m.group(1)) if m.group(1)[0] != "%" else None)
+        obj = self.b.obj(f"*{self.fname}:%{res}", self.mod.object_slots(ty, count), OBJECT, loc=-1 - self.li)
         self._alloca_obj[res] = obj
         self._alloca_type[res] = ty
         self.b.addr(self.local(res), obj)
@@ -1595,158 +1874,21 @@ class _Function:
         model = model_for(callee)
         name = f"{self.fname}:%{res}" if res else f"{self.fname}:{callee}()"
         if model is None:
+            if result is None and not any(mod.types.has_ptr(ty) for ty, _ in args_items):
+                return  # no pointer in, none out: nothing to model, nothing to report
             mod.stats.unmodelled_calls[callee] += 1
             # functions handed to unknown code may be called back with what it was given
             fargs = [v[1] for _, v in args_items if v is not None and v[0] == "@" and v[1] in mod.funcs]
-            if fargs:
-                given = b.node(name + ".given")
-                for a in args:
-                    if a is not None:
-                        b.copy(given, a)
-                for f in fargs:
-                    target = mod.funcs[f]
-                    for k in range(len(target.params)):
-                        b.copy(target.obj + 2 + k, given)
+            for f in fargs:
+                mod.stats.callbacks[(callee, f)] += 1
+            mod.unmodelled(callee, args, result, name, [mod.funcs[f] for f in fargs])
             return
 
-        def ref(r):
-            if r == "ret":
-                return result
-            if isinstance(r, int):
-                return args[r] if r < len(args) else None
-            if r[:2] == "*+":  # what any slot of argument a's objects holds
-                a = args[int(r[2:])] if int(r[2:]) < len(args) else None
-                if a is None:
-                    return None
-                t = b.node(f"{name}.deref_any")
-                b.load(t, b.smear(a, f"{name}.elem"))
-                return t
-            a = args[int(r[1:])] if int(r[1:]) < len(args) else None
-            if a is None:
-                return None
-            if r[0] == "*":
-                t = b.node(f"{name}.deref")
-                b.load(t, a)
-                return t
-            return b.smear(a, f"{name}.elem")
+        def const_arg(k):
+            v = args_items[k][1] if k < len(args_items) else None
+            return v[1] if v is not None and v[0] == "i" else None
 
-        for eff in model:
-            kind = eff[0]
-            if kind == "alloc":
-                if result is None:
-                    continue
-                nbytes = self._alloc_bytes(callee, args_items)
-                obj = mod.heap_object(f"*{name}", nbytes, -1 - self.li)
-                b.addr(result, obj)
-            elif kind == "alloc_out":
-                dst = ref(eff[1])
-                if dst is not None:
-                    if eff[2:] == ("linked",):
-                        obj = mod.self_linked(f"*{name}.out", None, -1 - self.li)
-                    else:
-                        obj = mod.heap_object(f"*{name}.out", None, -1 - self.li)
-                    t = b.node(f"{name}.out")
-                    b.addr(t, obj)
-                    b.store(dst, t)
-            elif kind == "alloc_into":
-                dst = ref(eff[1])
-                if dst is not None:
-                    obj = mod.heap_object(f"*{name}.into", None, -1 - self.li)
-                    t = b.node(f"{name}.into")
-                    b.addr(t, obj)
-                    b.store(b.smear(dst, f"{name}.fields"), t)
-            elif kind == "smear_fields":
-                a = ref(eff[1])
-                if a is not None:
-                    fields = b.smear(a, f"{name}.fields")
-                    t = b.node(f"{name}.advanced")
-                    b.load(t, fields)
-                    b.store(fields, b.smear(t, f"{name}.advanced.any"))
-            elif kind == "static":
-                if result is not None:
-                    b.addr(result, mod.static_obj(callee))
-            elif kind == "static_text":
-                if result is not None:
-                    b.addr(result, mod.static_text_obj(callee))
-            elif kind == "keep":
-                a = ref(eff[1])
-                if a is not None:
-                    b.copy(mod.static_obj(eff[2] if len(eff) > 2 else callee), a)
-            elif kind == "ret_kept":
-                if result is not None:
-                    b.copy(result, mod.static_obj(eff[1] if len(eff) > 1 else callee))
-            elif kind == "ret_arg":
-                a = ref(eff[1])
-                if result is not None and a is not None:
-                    b.copy(result, a)
-            elif kind == "ret_into":
-                a = ref(eff[1])
-                if result is not None and a is not None:
-                    b.copy(result, b.smear(a, f"{name}.into"))
-            elif kind == "copy":
-                d, s_ = ref(eff[1]), ref(eff[2])
-                if d is not None and s_ is not None:
-                    nbytes = None
-                    if len(args_items) > 2 and args_items[2][1] is not None and args_items[2][1][0] == "i" \
-                            and eff[1] == 0:
-                        nbytes = args_items[2][1][1]
-                    self._copy_slots(d, s_, mod.window(nbytes), name)
-            elif kind == "store_into":
-                d, s_ = ref(eff[1]), ref(eff[2])
-                if d is not None and s_ is not None:
-                    b.store(d, b.smear(s_, f"{name}.into"))
-            elif kind == "call":
-                fp = ref(eff[1])
-                if fp is None:
-                    continue
-                cargs = []
-                for r in eff[2]:
-                    if r == "int":
-                        cargs.append(None)
-                    elif r == "static":
-                        t = b.node(f"{name}.static")
-                        b.addr(t, mod.static_obj(callee))
-                        cargs.append(t)
-                    else:
-                        cargs.append(ref(r))
-                mod.indirect_call(fp, cargs, None, None, f"{name}.callback")
-            elif kind == "throw":
-                a = ref(eff[1])
-                if a is not None:
-                    b.copy(mod.exception, a)
-            elif kind == "va_start":
-                a = ref(eff[1])
-                if a is not None and self.info.vararg:
-                    t = b.node(f"{self.fname}:va_start")
-                    b.addr(t, self.info.va_slot)
-                    b.store(b.smear(a, f"{self.fname}:va_list"), t)
-            elif kind == "va_copy":
-                d, s_ = ref(eff[1]), ref(eff[2])
-                if d is not None and s_ is not None:
-                    t = b.node(f"{name}.va_copy")
-                    b.load(t, b.smear(s_, f"{name}.va_src"))
-                    b.store(b.smear(d, f"{name}.va_dst"), t)
-
-    def _alloc_bytes(self, callee, args_items):
-        which = ALLOC_SIZE_ARGS.get(callee)
-        if which is None:
-            return None
-        total = 1
-        for k in which:
-            if k >= len(args_items):
-                return None
-            v = args_items[k][1]
-            if v is None or v[0] != "i":
-                return None
-            total *= v[1]
-        return total
-
-    def _copy_slots(self, d, s_, width, name):
-        b = self.b
-        for k in range(width):
-            t = b.node(f"{name}.copy{k}")
-            b.load(t, b.offset(s_, k, f"{name}.src{k}"))
-            b.store(b.offset(d, k, f"{name}.dst{k}"), t)
+        mod.apply_model(callee, model, args, const_arg, result, name, -1 - self.li, self)
 
     # ------------------------------------------------------ integer tracing
     def int_sources(self, name: str):
@@ -1835,6 +1977,7 @@ _LOAD_FAST = re.compile(r"(?:atomic |volatile )*([^ ,{<\[]+), ptr (" + _VAL + r"
 _STORE_FAST = re.compile(r"(?:atomic |volatile )*([^ ,{<\[]+) (" + _VAL + r"|null|undef|poison|-?\d+|true|false|"
                          r"zeroinitializer), ptr (" + _VAL + r")(?:,|$| )")
 _GEP_FAST = re.compile(r"(?:inbounds |nuw |nusw )*([^,{<]+?), ptr (" + _VAL + r")((?:, i\d+ (?:-?\d+|%[-\w$.]+))*)$")
+_ALLOCA_COUNT = re.compile(r", i\d+ (-?\d+|%[-\w$.]+|%\"[^\"]*\")")
 _GEP_INDEX = re.compile(r", i\d+ (-?\d+|%[-\w$.]+)")
 _GEP_LOCAL = re.compile(r"%[-\w$.]+")
 _LOCAL = re.compile(r'%("[^"]*"|[-\w$.]+)')

@@ -249,6 +249,13 @@ class TypeTable:
             self._has_ptr[t] = h
         return h
 
+    def has_array(self, t) -> bool:
+        """True when ``t`` is or contains an array or vector (whose elements share one slot)."""
+        r = self.resolve(t)
+        if isinstance(r, tuple) and r[0] == "S":
+            return any(self.has_array(f) for f in r[1])
+        return isinstance(r, tuple) and r[0] in ("A", "V")
+
     def ptr_slots(self, t) -> list[int]:
         """Slot indices of ``t`` that can hold a pointer (in order)."""
         out: list[int] = []

@@ -75,6 +75,7 @@ struct Models {
   std::unordered_map<std::string, std::vector<Effect>> models;
   std::unordered_map<std::string, std::vector<int>> allocSizeArgs;
   std::unordered_map<std::string, std::optional<std::string>> staticRecords;
+  std::unordered_map<std::string, int> recordSlots;
   std::vector<std::string> aliasChecks;
 
   static Item parseItem(const std::string &t) {
@@ -123,6 +124,8 @@ struct Models {
           staticRecords[name] = f[2].str();
         else
           staticRecords[name] = std::nullopt;
+      } else if (f[0] == "S") {
+        recordSlots[name] = std::stoi(f[2].str());
       } else if (f[0] == "C") {
         aliasChecks.push_back(name);
       }
@@ -339,6 +342,16 @@ struct Types {
     return hasPtrMemo[t] = h;
   }
 
+  bool hasArray(Type *t) {  // types.TypeTable.has_array
+    if (isStruct(t)) {
+      for (Type *f : cast<StructType>(t)->elements())
+        if (hasArray(f))
+          return true;
+      return false;
+    }
+    return isSeq(t);
+  }
+
   void ptrSlots(Type *t, int base, std::vector<int> &out) {
     if (t->isPointerTy()) {
       out.push_back(base);
@@ -456,6 +469,7 @@ struct FuncInfo {
   bool vararg, defined;
   int obj = -1;
   int loc = 0;
+  bool taken = false;  // its address is used as a value (modelBodies)
   int vaSlot() const { return obj + 2 + (int)params.size(); }
 };
 
@@ -490,6 +504,9 @@ private:
   std::vector<std::vector<long>> offsetTables;
   bool offsetTablesBuilt = false;
   std::unordered_map<long, int> windowMemo;
+  std::vector<std::vector<long>> namedOffsetTables;  // namedWindow
+  int namedMaxSlots = 1;
+  std::unordered_map<long, int> namedWindowMemo;
 
   std::vector<FuncInfo> funcList;
   DenseMap<const Function *, int> funcIndex;
@@ -506,6 +523,8 @@ private:
   std::unordered_map<std::string, size_t> unmodelledIndex;
   std::vector<long> opcodeCounts = std::vector<long>(Instruction::OtherOpsEnd, 0);
   std::vector<unsigned> opcodeOrder;  // opcodes in the order first seen
+  std::vector<std::pair<std::string, long>> callbacks;  // "EXTERNAL\tFUNCTION"
+  std::unordered_map<std::string, size_t> callbackIndex;
   long inlineAsm = 0, definedCount = 0, declaredCount = 0, globalCount = 0;
   struct Check { std::string kind; int a, b; std::string loc, fn; };
   std::vector<Check> checks;
@@ -607,6 +626,8 @@ private:
     return sm ? B.smear(node, name + ".any") : node;
   }
   int window(long nbytes);
+  int namedWindow(long nbytes);
+  int objectSlots(Type *ty, long count);
   int heapObject(const std::string &name, std::optional<long> nbytes, int l) {
     int n = !nbytes ? maxSlots : std::max(1, std::min(maxSlots, window(*nbytes)));
     return B.obj(name, n, OBJECT, l);
@@ -621,13 +642,28 @@ private:
     return o;
   }
   int staticObj(const std::string &key);
+  std::optional<int> recordSlots(const std::string &callee);
   int staticTextObj(const std::string &callee) {
     std::string key = callee + "()text";
     auto it = staticObjs.find(key);
     if (it != staticObjs.end())
       return it->second;
-    return staticObjs[key] = B.obj("*" + callee + "()", 1, OBJECT, 0);
+    return staticObjs[key] = B.obj("*" + callee + "()", recordSlots(callee).value_or(1), OBJECT, 0);
   }
+  int unknownObj(const std::string &callee) {  // ModuleExtractor.unknown_obj
+    std::string key = callee + "()unknown";
+    auto it = staticObjs.find(key);
+    if (it != staticObjs.end())
+      return it->second;
+    return staticObjs[key] = heapObject("*" + callee + "()", std::nullopt, 0);
+  }
+  void unmodelledCall(const std::string &callee, const std::vector<int> &args, int result, const std::string &name,
+                      const std::vector<const FuncInfo *> &callbacks);
+  void libraryGlobal(GlobalVariable &g);
+  void modelBodies();
+  void applyModel(const std::string &callee, const std::vector<Effect> &model, const std::vector<int> &args,
+                  const std::function<std::optional<long>(size_t)> &constArg, int result, const std::string &name,
+                  int loc, bool inFunction);
   // dst = v, when v has a node (nodeOf after dst: node ids are numbered in that order)
   void copyFrom(int dst, const Value *v) {
     int src = nodeOf(v);
@@ -837,8 +873,10 @@ int Extractor::globalNode(const GlobalValue *g) {
     auto it = funcAddr.find(f);
     if (it != funcAddr.end())
       return it->second;
+    FuncInfo &fi = funcList[funcIndex.lookup(f)];
+    fi.taken = true;
     int node = B.node("&@" + globalName(f));
-    B.addr(node, funcList[funcIndex.lookup(f)].obj);
+    B.addr(node, fi.obj);
     return funcAddr[f] = node;
   }
   unsupported("alias or ifunc");
@@ -1164,28 +1202,66 @@ int Extractor::staticObj(const std::string &key) {
   auto it = staticObjs.find(key);
   if (it != staticObjs.end())
     return it->second;
-  std::optional<int> slots;
-  auto rec = models.staticRecords.find(key);
-  if (rec != models.staticRecords.end()) {
-    slots = 1;
-    if (rec->second) {
-      std::string name = "struct." + *rec->second;
-      for (StructType *s : namedTypes) {
-        if (s->isOpaque())
-          continue;
-        std::string t = printedName(s->getName());
-        bool numbered = false;
-        if (StringRef(t).starts_with(name + ".")) {
-          StringRef tail = StringRef(t).drop_front(name.size() + 1);
-          numbered = !tail.empty() && all_of(tail, isDigit);
-        }
-        if (t == name || numbered)
-          slots = std::max(*slots, T.nSlots(s));
-      }
+  int o = selfLinked("*" + key + "()", 0, recordSlots(key));
+  return staticObjs[key] = o;
+}
+
+// ModuleExtractor._record_slots
+std::optional<int> Extractor::recordSlots(const std::string &callee) {
+  auto rec = models.staticRecords.find(callee);
+  if (rec == models.staticRecords.end())
+    return std::nullopt;
+  if (!rec->second)
+    return 1;
+  auto floor = models.recordSlots.find(*rec->second);
+  int slots = floor == models.recordSlots.end() ? 1 : floor->second;
+  std::string name = "struct." + *rec->second;
+  for (StructType *s : namedTypes) {
+    if (s->isOpaque())
+      continue;
+    std::string t = printedName(s->getName());
+    bool numbered = false;
+    if (StringRef(t).starts_with(name + ".")) {
+      StringRef tail = StringRef(t).drop_front(name.size() + 1);
+      numbered = !tail.empty() && all_of(tail, isDigit);
+    }
+    if (t == name || numbered)
+      slots = std::max(slots, T.nSlots(s));
+  }
+  return slots;
+}
+
+// ModuleExtractor.named_window
+int Extractor::namedWindow(long nbytes) {
+  if (nbytes <= 0)
+    return namedMaxSlots;
+  auto hit = namedWindowMemo.find(nbytes);
+  if (hit != namedWindowMemo.end())
+    return hit->second;
+  long w = 1;
+  for (auto &offs : namedOffsetTables) {
+    if ((long)offs.size() <= w)
+      break;
+    for (size_t j = 0; j < offs.size(); ++j) {
+      long k = std::lower_bound(offs.begin(), offs.end(), offs[j] + nbytes) - offs.begin() - (long)j;
+      w = std::max(w, k);
     }
   }
-  int o = selfLinked("*" + key + "()", 0, slots);
-  return staticObjs[key] = o;
+  w = std::max(1L, std::min(w, nbytes));
+  return namedWindowMemo[nbytes] = (int)w;
+}
+
+// ModuleExtractor.object_slots (count < 0: unknown)
+int Extractor::objectSlots(Type *ty, long count) {
+  int n = T.nSlots(ty);
+  if (count == 1 && !T.hasArray(ty))
+    return n;
+  long nbytes = -1;
+  if (count >= 0) {
+    __int128 total = (__int128)T.sizeAlign(ty).first * count;
+    nbytes = total > (1L << 48) ? (1L << 48) : (long)total;
+  }
+  return std::max(n, namedWindow(nbytes));
 }
 
 // ModuleExtractor.indirect_call
@@ -1221,6 +1297,17 @@ void Extractor::declare() {
     if (!s->isOpaque())
       maxSlots = std::max(maxSlots, T.nSlots(s));
   }
+  namedMaxSlots = maxSlots;
+  for (StructType *s : namedTypes) {
+    if (s->isOpaque())
+      continue;
+    std::vector<long> offs;
+    T.slotOffsets(s, 0, offs);
+    if (offs.size() > 1 && std::find(namedOffsetTables.begin(), namedOffsetTables.end(), offs) == namedOffsetTables.end())
+      namedOffsetTables.push_back(std::move(offs));
+  }
+  std::stable_sort(namedOffsetTables.begin(), namedOffsetTables.end(),
+                   [](auto &a, auto &b) { return a.size() > b.size(); });
   slot0Loc = firstMetadataLoc();
   for (GlobalVariable &g : M.globals()) {
     if (g.getAddressSpace() != 0)
@@ -1228,7 +1315,8 @@ void Extractor::declare() {
     std::string name = globalName(&g);
     MDNode *dbg = g.getMetadata(LLVMContext::MD_dbg);
     int l = dbg ? mdLocation(dbg) : 0;
-    int obj = B.obj("*@" + name, T.nSlots(g.getValueType()), OBJECT, l);
+    int slots = g.isConstant() ? T.nSlots(g.getValueType()) : objectSlots(g.getValueType(), 1);
+    int obj = B.obj("*@" + name, slots, OBJECT, l);
     int addr = B.node("@" + name, VALUE, l);
     B.addr(addr, obj);
     globalObj[&g] = obj;
@@ -1311,7 +1399,9 @@ void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
     if (auto *gv = dyn_cast<GlobalVariable>(v)) {
       B.addr(obj + slot, globalObj.lookup(gv));
     } else if (auto *f = dyn_cast<Function>(v)) {
-      B.addr(obj + slot, funcList[funcIndex.lookup(f)].obj);
+      FuncInfo &fi = funcList[funcIndex.lookup(f)];
+      fi.taken = true;
+      B.addr(obj + slot, fi.obj);
     } else {
       copyFrom(obj + slot, v);
     }
@@ -1380,6 +1470,9 @@ void Extractor::run() {
   for (GlobalVariable &g : M.globals())
     if (g.hasInitializer())
       initGlobal(g.getValueType(), g.getInitializer(), globalObj[&g], 0);
+  for (GlobalVariable &g : M.globals())
+    if (!g.hasInitializer())
+      libraryGlobal(g);
   uint64_t total = 0, done = 0, next = 0;
   if (progress != nullptr)
     for (FuncInfo &fi : funcList)
@@ -1397,6 +1490,66 @@ void Extractor::run() {
         next = done + total / 100;
       }
     }
+  fn = nullptr;
+  cur = nullptr;
+  modelBodies();
+}
+
+// ModuleExtractor.library_global
+void Extractor::libraryGlobal(GlobalVariable &g) {
+  std::vector<int> ptrs;
+  T.ptrSlots(g.getValueType(), 0, ptrs);
+  if (ptrs.empty())
+    return;
+  std::string name = globalName(&g);
+  int o = selfLinked("*@" + name + ".lib", 0, recordSlots(name).value_or(1));
+  for (int k : ptrs)
+    B.addr(globalObj[&g] + k, o);
+}
+
+// ModuleExtractor.model_bodies
+void Extractor::modelBodies() {
+  for (FuncInfo &fi : funcList) {
+    if (fi.defined || !fi.taken ||
+        std::find(models.aliasChecks.begin(), models.aliasChecks.end(), fi.name) != models.aliasChecks.end())
+      continue;
+    int F = fi.obj;
+    std::vector<int> args;
+    for (size_t k = 0; k < fi.params.size(); ++k)
+      args.push_back(T.hasPtr(fi.params[k]) ? F + 2 + (int)k : -1);
+    if (fi.vararg)
+      args.insert(args.end(), 8, fi.vaSlot());
+    int result = fi.f->getReturnType()->isPointerTy() ? F + 1 : -1;
+    std::string name = "@" + fi.name + ".model";
+    const std::vector<Effect> *model = models.modelFor(fi.name);
+    if (model == nullptr)
+      unmodelledCall(fi.name, args, result, name, {});
+    else
+      applyModel(fi.name, *model, args, [](size_t) { return std::optional<long>(); }, result, name, 0, false);
+  }
+}
+
+// ModuleExtractor.unmodelled
+void Extractor::unmodelledCall(const std::string &callee, const std::vector<int> &args, int result,
+                               const std::string &name, const std::vector<const FuncInfo *> &callbacks) {
+  if (result < 0 && callbacks.empty())
+    return;
+  int given = -1;
+  for (int a : args)
+    if (a >= 0) {
+      if (given < 0)
+        given = B.node(name + ".given");
+      B.copy(given, a);
+    }
+  if (result >= 0) {
+    B.addr(result, unknownObj(callee));
+    if (given >= 0)
+      B.copy(result, B.smear(given, name + ".returned"));
+  }
+  if (given >= 0)
+    for (const FuncInfo *target : callbacks)
+      for (size_t k = 0; k < target->params.size(); ++k)
+        B.copy(target->obj + 2 + (int)k, given);
 }
 
 void Extractor::runFunction(FuncInfo &fi) {
@@ -1491,7 +1644,14 @@ void Extractor::instruction(const Instruction &I) {
     if (A.getAddressSpace() != 0)
       unsupported("address space");
     Type *ty = A.getAllocatedType();
-    int obj = B.obj("*" + fn->name + ":%" + localName(&I), T.nSlots(ty), OBJECT, curLoc());
+    long count = 1;  // "T, i64 N": N values of T (-1: not a constant)
+    if (A.isArrayAllocation()) {
+      auto *c = dyn_cast<ConstantInt>(A.getArraySize());
+      count = c == nullptr ? -1 : intKey(c).k;
+      if (c != nullptr && count < 0)
+        count = 0;  // a negative count: as unknown as none
+    }
+    int obj = B.obj("*" + fn->name + ":%" + localName(&I), objectSlots(ty, count), OBJECT, curLoc());
     allocaObj[&I] = obj;
     allocaType[&I] = ty;
     B.addr(local(&I), obj);
@@ -1859,24 +2019,36 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
   for (const Use &a : I.args())
     argv.push_back(a.get());
   if (model == nullptr) {
-    count(unmodelled, unmodelledIndex, callee);
-    std::vector<const Function *> fargs;  // functions handed to unknown code may be called back
+    bool moves = result >= 0;  // a pointer in or out: else nothing to model or report
     for (const Value *v : argv)
-      if (auto *f = dyn_cast<Function>(v))
-        fargs.push_back(f);
-    if (!fargs.empty()) {
-      int given = B.node(name + ".given");
-      for (int a : args)
-        if (a >= 0)
-          B.copy(given, a);
-      for (const Function *f : fargs) {
-        FuncInfo &target = funcList[funcIndex.lookup(f)];
-        for (size_t k = 0; k < target.params.size(); ++k)
-          B.copy(target.obj + 2 + (int)k, given);
+      moves = moves || T.hasPtr(v->getType());
+    if (!moves)
+      return;
+    count(unmodelled, unmodelledIndex, callee);
+    std::vector<const FuncInfo *> fargs;  // functions handed to unknown code may be called back
+    for (const Value *v : argv)
+      if (auto *f = dyn_cast<Function>(v)) {
+        fargs.push_back(&funcList[funcIndex.lookup(f)]);
+        count(callbacks, callbackIndex, callee + "\t" + globalName(f));
       }
-    }
+    unmodelledCall(callee, args, result, name, fargs);
     return;
   }
+  auto constArg = [&](size_t k) -> std::optional<long> {  // ("i", k) argument values
+    if (k >= argv.size())
+      return std::nullopt;
+    auto *ci = dyn_cast<ConstantInt>(argv[k]);
+    if (ci == nullptr || ci->getBitWidth() == 1)
+      return std::nullopt;
+    return intKey(ci).k;
+  };
+  applyModel(callee, *model, args, constArg, result, name, curLoc(), true);
+}
+
+// ModuleExtractor.apply_model (loc: where its objects are; inFunction: a call site, not a body)
+void Extractor::applyModel(const std::string &callee, const std::vector<Effect> &model, const std::vector<int> &args,
+                           const std::function<std::optional<long>(size_t)> &constArg, int result,
+                           const std::string &name, int loc, bool inFunction) {
   auto arg = [&](long k) { return k < (long)args.size() ? args[k] : -1; };
   auto ref = [&](const Item &r) -> int {
     if (r.isInt)
@@ -1901,15 +2073,7 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     }
     return B.smear(a, name + ".elem");
   };
-  auto constArg = [&](size_t k) -> std::optional<long> {  // ("i", k) argument values
-    if (k >= argv.size())
-      return std::nullopt;
-    auto *ci = dyn_cast<ConstantInt>(argv[k]);
-    if (ci == nullptr || ci->getBitWidth() == 1)
-      return std::nullopt;
-    return intKey(ci).k;
-  };
-  for (const Effect &eff : *model) {
+  for (const Effect &eff : model) {
     const std::string &kind = eff[0].s;
     if (kind == "alloc") {
       if (result < 0)
@@ -1932,13 +2096,13 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
         if (known)
           nbytes = (long)total;
       }
-      int obj = heapObject("*" + name, nbytes, curLoc());
+      int obj = heapObject("*" + name, nbytes, loc);
       B.addr(result, obj);
     } else if (kind == "alloc_out") {
       int dst = ref(eff[1]);
       if (dst >= 0) {
-        int obj = eff.size() == 3 && eff[2].s == "linked" ? selfLinked("*" + name + ".out", curLoc(), std::nullopt)
-                                                          : heapObject("*" + name + ".out", std::nullopt, curLoc());
+        int obj = eff.size() == 3 && eff[2].s == "linked" ? selfLinked("*" + name + ".out", loc, std::nullopt)
+                                                          : heapObject("*" + name + ".out", std::nullopt, loc);
         int t = B.node(name + ".out");
         B.addr(t, obj);
         B.store(dst, t);
@@ -1946,7 +2110,8 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     } else if (kind == "alloc_into") {
       int dst = ref(eff[1]);
       if (dst >= 0) {
-        int obj = heapObject("*" + name + ".into", std::nullopt, curLoc());
+        int obj = eff.size() == 3 && eff[2].s == "linked" ? selfLinked("*" + name + ".into", loc, std::nullopt)
+                                                          : heapObject("*" + name + ".into", std::nullopt, loc);
         int t = B.node(name + ".into");
         B.addr(t, obj);
         B.store(B.smear(dst, name + ".fields"), t);
@@ -1985,12 +2150,8 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
       int s = ref(eff[2]);
       if (d >= 0 && s >= 0) {
         long nbytes = -1;  // window(<= 0) is window(None)
-        if (argv.size() > 2 && eff[1].isInt && eff[1].k == 0 && isa<ConstantInt>(argv[2])) {
-          auto *ci = cast<ConstantInt>(argv[2]);
-          if (ci->getBitWidth() == 1)
-            unsupported("i1 copy size");
-          nbytes = intKey(ci).k;
-        }
+        if (eff[1].isInt && eff[1].k == 0)
+          nbytes = constArg(2).value_or(-1);
         int width = window(nbytes);
         for (int k = 0; k < width; ++k) {
           int t = B.node(name + ".copy" + std::to_string(k));
@@ -2026,7 +2187,7 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
         B.copy(exception(), a);
     } else if (kind == "va_start") {
       int a = ref(eff[1]);
-      if (a >= 0 && fn->vararg) {
+      if (a >= 0 && inFunction && fn->vararg) {
         int t = B.node(fn->name + ":va_start");
         B.addr(t, fn->vaSlot());
         B.store(B.smear(a, fn->name + ":va_list"), t);
@@ -2064,6 +2225,8 @@ void Extractor::write(raw_ostream &out) {
     st << "opcode\t" << Instruction::getOpcodeName(op) << "\t" << opcodeCounts[op] << "\n";
   for (auto &[name, n] : unmodelled)
     st << "unmodelled\t" << name << "\t" << n << "\n";
+  for (auto &[key, n] : callbacks)
+    st << "callback\t" << key << "\t" << n << "\n";
   for (auto &c : checks)
     st << "alias_check\t" << c.kind << "\t" << c.a << "\t" << c.b << "\t" << c.loc << "\t" << c.fn << "\n";
   st.flush();
