@@ -25,7 +25,7 @@ PROGRAMS = sorted(LLVM_DIR.glob("*.c")) + sorted(LLVM_DIR.glob("*.cc"))
 # programs extract.cpp leaves to the text path (none today; aliases would be one)
 TEXT_PATH: tuple[str, ...] = ()
 STATS = ("instructions", "opcodes", "functions_defined", "functions_declared", "globals", "unmodelled_calls",
-         "unknown_instructions", "inline_asm", "wrapper_calls", "alias_checks", "node_kinds", "constraints")
+         "unknown_instructions", "inline_asm", "wrapper_calls", "alias_checks", "node_kinds", "constraints", "callbacks")
 needs_tools = pytest.mark.skipif(any(shutil.which(t) is None for t in ("clang-19", "opt-19")),
                                  reason="clang-19/opt-19 not installed")
 

@@ -40,9 +40,19 @@ class Builder:
         self.loc.append(loc)
         return len(self.names) - 1
 
-    def obj(self, name: str, n_slots: int, kind: int = OBJECT, loc=None, field_names=None) -> int:
-        """A memory object of ``max(n_slots, 1)`` slots; returns the id of slot 0."""
+    def obj(self, name: str, n_slots: int, kind: int = OBJECT, loc=None, field_names=None,
+            reach: int | None = None) -> int:
+        """A memory object of ``max(n_slots, 1)`` slots; returns the id of slot 0.
+
+        ``reach`` (None: all slots) splits the slots into the declared type's first ``reach``
+        and a tail reached only by a gep from slot 0 (a field of a wider struct type read
+        through the object's address, see ``ModuleExtractor.object_layout``): slot ``j <
+        reach`` has bound ``reach - j``, so offsets from inside the declared type (a smear's
+        ``+1`` steps, byte arithmetic) never enter the tail; a tail slot ``j`` has bound
+        ``k - j``, except slot 1 when ``reach`` is 1 (bound 1: slot 0's ``+1`` goes no further).
+        """
         k = max(n_slots, 1)
+        r = k if reach is None else max(1, min(reach, k))
         base = len(self.names)
         self.names.append(name)
         self.kind.append(kind)
@@ -51,7 +61,7 @@ class Builder:
         for j in range(1, k):
             self.names.append(field_names[j] if field_names else f"{name}#{j}")
             self.kind.append(FIELD)
-            self.size.append(k - j)
+            self.size.append(r - j if j < r else (1 if j == 1 else k - j))
             self.loc.append(loc)
         return base
 

@@ -336,8 +336,8 @@ class ModuleExtractor:
         ty, j = parse_type(line, kw.end())
         dbg = _DBG.search(line, j)
         loc = int(dbg.group(1)) if dbg else None
-        slots = self.object_slots(ty) if kw.group(1) == "global" else self.types.n_slots(ty)
-        obj = self.b.obj(f"*@{name}", slots, OBJECT, loc=loc)
+        slots, reach = self.object_layout(ty) if kw.group(1) == "global" else (self.types.n_slots(ty), None)
+        obj = self.b.obj(f"*@{name}", slots, OBJECT, loc=loc, reach=reach)
         addr = self.b.node(f"@{name}", VALUE, loc=loc)
         self.b.addr(addr, obj)
         self.global_obj[name] = obj
@@ -619,18 +619,22 @@ class ModuleExtractor:
             self.window_cache[nbytes] = w
         return w
 
-    def object_slots(self, ty, count: int | None = 1) -> int:
-        """Slots of a variable (a non-constant global, an ``alloca``) of ``count`` (None:
-        unknown) values of type ``ty``: those of ``ty``; or, when ``ty`` is or holds an array
-        or the ``alloca`` has a count (storage the program may read through another struct
-        type: a ``sockaddr_storage`` as a ``sockaddr_in6``, a table through its header
-        struct, ``alloca(n)`` as a struct), at least as many as any named struct of the
-        program places in its bytes (:meth:`named_window`), so that such a field lands in
-        the object instead of past its end."""
+    def object_layout(self, ty, count: int | None = 1) -> tuple[int, int | None]:
+        """``(slots, reach)`` of a variable (a non-constant global, an ``alloca``) of ``count``
+        (None: unknown) values of type ``ty`` (``reach``: see :meth:`Builder.obj`).
+
+        The slots of ``ty``; or, when ``ty`` is or holds an array or the ``alloca`` has a
+        count (storage the program may read through another struct type: a
+        ``sockaddr_storage`` as a ``sockaddr_in6``, a table through its header struct,
+        ``alloca(n)`` as a struct), a tail after them up to as many slots as any named struct
+        of the program places in its bytes (:meth:`named_window`), so that such a field lands
+        in the object instead of past its end. The tail is reached from the object's address
+        only, so that pointers into the declared type (and their smears) stay as they were."""
         n = self.types.n_slots(ty)
         if count == 1 and not self.types.has_array(ty):
-            return n
-        return max(n, self.named_window(None if count is None else self.types.size_align(ty)[0] * count))
+            return n, None
+        k = self.named_window(None if count is None else self.types.size_align(ty)[0] * count)
+        return (n, None) if k <= n else (k, n)
 
     def named_window(self, nbytes: int | None) -> int:
         """The most slots of any named struct inside ``nbytes`` consecutive bytes (None or
@@ -1481,7 +1485,8 @@ class _Function:
         ty, j = parse_type(rest, 0)
         m = _ALLOCA_COUNT.match(rest, j)  # "T, i64 N": N values of T
         count = 1 if m is None else (int(m.group(1)) if m.group(1)[0] != "%" else None)
-        obj = self.b.obj(f"*{self.fname}:%{res}", self.mod.object_slots(ty, count), OBJECT, loc=-1 - self.li)
+        slots, reach = self.mod.object_layout(ty, count)
+        obj = self.b.obj(f"*{self.fname}:%{res}", slots, OBJECT, loc=-1 - self.li, reach=reach)
         self._alloca_obj[res] = obj
         self._alloca_type[res] = ty
         self.b.addr(self.local(res), obj)

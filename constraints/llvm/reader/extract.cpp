@@ -190,8 +190,11 @@ struct Builder {
     return n() - 1;
   }
 
-  int obj(const std::string &name, int slots, int k, int l, const std::vector<std::string> *fieldNames = nullptr) {
+  // builder.Builder.obj (reach <= 0: every slot)
+  int obj(const std::string &name, int slots, int k, int l, const std::vector<std::string> *fieldNames = nullptr,
+          int reach = 0) {
     int total = std::max(slots, 1);
+    int r = reach <= 0 ? total : std::max(1, std::min(reach, total));
     int base = n();
     names += name;
     names += '\0';
@@ -208,7 +211,7 @@ struct Builder {
       }
       names += '\0';
       kind.push_back(FIELD);
-      size.push_back(total - j);
+      size.push_back(j < r ? r - j : j == 1 ? 1 : total - j);
       loc.push_back(l);
     }
     return base;
@@ -627,7 +630,7 @@ private:
   }
   int window(long nbytes);
   int namedWindow(long nbytes);
-  int objectSlots(Type *ty, long count);
+  std::pair<int, int> objectLayout(Type *ty, long count);
   int heapObject(const std::string &name, std::optional<long> nbytes, int l) {
     int n = !nbytes ? maxSlots : std::max(1, std::min(maxSlots, window(*nbytes)));
     return B.obj(name, n, OBJECT, l);
@@ -1251,17 +1254,18 @@ int Extractor::namedWindow(long nbytes) {
   return namedWindowMemo[nbytes] = (int)w;
 }
 
-// ModuleExtractor.object_slots (count < 0: unknown)
-int Extractor::objectSlots(Type *ty, long count) {
+// ModuleExtractor.object_layout: {slots, reach} (count < 0: unknown; reach 0: every slot)
+std::pair<int, int> Extractor::objectLayout(Type *ty, long count) {
   int n = T.nSlots(ty);
   if (count == 1 && !T.hasArray(ty))
-    return n;
+    return {n, 0};
   long nbytes = -1;
   if (count >= 0) {
     __int128 total = (__int128)T.sizeAlign(ty).first * count;
     nbytes = total > (1L << 48) ? (1L << 48) : (long)total;
   }
-  return std::max(n, namedWindow(nbytes));
+  int k = namedWindow(nbytes);
+  return k <= n ? std::pair<int, int>{n, 0} : std::pair<int, int>{k, n};
 }
 
 // ModuleExtractor.indirect_call
@@ -1315,8 +1319,9 @@ void Extractor::declare() {
     std::string name = globalName(&g);
     MDNode *dbg = g.getMetadata(LLVMContext::MD_dbg);
     int l = dbg ? mdLocation(dbg) : 0;
-    int slots = g.isConstant() ? T.nSlots(g.getValueType()) : objectSlots(g.getValueType(), 1);
-    int obj = B.obj("*@" + name, slots, OBJECT, l);
+    auto [slots, reach] = g.isConstant() ? std::pair<int, int>{T.nSlots(g.getValueType()), 0}
+                                         : objectLayout(g.getValueType(), 1);
+    int obj = B.obj("*@" + name, slots, OBJECT, l, nullptr, reach);
     int addr = B.node("@" + name, VALUE, l);
     B.addr(addr, obj);
     globalObj[&g] = obj;
@@ -1651,7 +1656,8 @@ void Extractor::instruction(const Instruction &I) {
       if (c != nullptr && count < 0)
         count = 0;  // a negative count: as unknown as none
     }
-    int obj = B.obj("*" + fn->name + ":%" + localName(&I), objectSlots(ty, count), OBJECT, curLoc());
+    auto [slots, reach] = objectLayout(ty, count);
+    int obj = B.obj("*" + fn->name + ":%" + localName(&I), slots, OBJECT, curLoc(), nullptr, reach);
     allocaObj[&I] = obj;
     allocaType[&I] = ty;
     B.addr(local(&I), obj);
