@@ -538,3 +538,41 @@ def test_models_without_effects_add_nothing(tmp_path):
     cs2, st2 = extract_with_stats([without])
     assert len(names) > 500 and not st1.unmodelled_calls
     assert st1.constraints == st2.constraints
+
+
+UNMODELLED_IR = """
+@g = global i32 0
+declare double @mystery_math(double)
+declare void @llvm.ubsantrap(i8 immarg)
+declare ptr @mystery_ptr(ptr)
+declare void @register_cb(ptr, ptr)
+define void @cb(ptr %x) {
+  ret void
+}
+define i32 @main() {
+  %a = call double @mystery_math(double 1.0)
+  call void @llvm.ubsantrap(i8 3)
+  %p = call ptr @mystery_ptr(ptr @g)
+  call void @register_cb(ptr @cb, ptr @g)
+  ret i32 0
+}
+"""
+
+
+def test_unmodelled_functions_that_move_pointers_are_reported(tmp_path):
+    """Only externals that can move a pointer (a pointer argument or result) are listed
+    as unmodelled (not math or llvm.ubsantrap); a function handed to one is listed as a
+    callback and receives what the call was given; the pointer result points to an
+    object of the function's own and into its arguments."""
+    from andersen_gpu.backends.reference import solve
+
+    path = tmp_path / "unmodelled.ll"
+    path.write_text(UNMODELLED_IR)
+    cs, stats = extract_with_stats([path])
+    assert dict(stats.unmodelled_calls) == {"mystery_ptr": 1, "register_cb": 1}
+    assert dict(stats.callbacks) == {("register_cb", "cb"): 1}
+    assert "  register_cb <- @cb x1" in stats.lines()
+    sol = solve(cs)
+    sol.names = cs.names
+    assert set(sol.points_to_names("cb:%x")) == {"*@g", "@cb"}  # all it was given
+    assert set(sol.points_to_names("main:%p")) == {"*mystery_ptr()", "*@g"}

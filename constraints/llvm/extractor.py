@@ -35,8 +35,9 @@ The model (DESIGN.md, "The constraint model"):
   values' objects; when the trace reaches an integer of unknown origin (an
   argument, a call result), the result also points to every object whose address
   was ever turned into an integer and to the int-to-pointer object ``I2P``
-  (``ConstraintSet.int_to_pointer``). Pointer-sized integers stored to memory that
-  trace back to ``ptrtoint`` are stored as pointers too;
+  (``ConstraintSet.int_to_pointer``). Integers of 8 bits or more stored to memory
+  that trace back to ``ptrtoint`` or to a load are stored as the pointers they came
+  from (a hand-written ``memcpy`` loop moves a pointer one ``i8`` at a time);
 * exceptions: ``__cxa_throw``/``resume`` feed one exception node that every
   ``landingpad`` reads;
 * ``va_start`` points the ``va_list`` at the function's ``@f#va`` slot, which
@@ -1527,7 +1528,7 @@ class _Function:
                     self.b.store(self._operand(m.group(3)), self._operand(val))
                 return
             if not self.mod.has_ptr_text(ty):
-                if ty == "i64" and val[0] == "%":
+                if val[0] == "%" and _carries_bytes(ty):
                     j = m.start(3) - 6  # ", ptr " precedes the address
                     self.pending_int.append(lambda: self._store_int(val[1:], rest, j))
                 return
@@ -1537,7 +1538,7 @@ class _Function:
         ty, v, j = parse_typed(rest, i)
         types = self.mod.types
         if not types.has_ptr(ty):
-            if v is not None and v[0] == "%" and isinstance(ty, str) and ty == "i64":
+            if v is not None and v[0] == "%" and isinstance(ty, str) and _carries_bytes(ty):
                 self.pending_int.append(lambda: self._store_int(v[1], rest, j))
             return
         val = self.node_of(v)
@@ -1988,6 +1989,12 @@ _GEP_LOCAL = re.compile(r"%[-\w$.]+")
 _LOCAL = re.compile(r'%("[^"]*"|[-\w$.]+)')
 _PHI_FAST = re.compile(r"\[ (" + _VAL + r"|null|undef|poison), %")
 _FAST_MATH = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
+
+
+def _carries_bytes(ty: str) -> bool:
+    """Whether a stored integer of type ``ty`` may carry a pointer or some of its bytes
+    (``i8`` and wider: a byte-by-byte copy moves a pointer one ``i8`` at a time)."""
+    return ty[:1] == "i" and ty[1:].isdigit() and int(ty[1:]) >= 8
 
 
 def _skip_flags(s: str) -> str:

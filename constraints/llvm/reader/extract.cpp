@@ -1831,13 +1831,13 @@ void Extractor::iStore(const StoreInst &I) {
       return;
     }
     if (!T.hasPtr(ty)) {
-      if (ty->isIntegerTy(64) && isLocal(v))
+      if (ty->isIntegerTy() && ty->getIntegerBitWidth() >= 8 && isLocal(v))  // extractor._carries_bytes
         storeIntLater(p, v);
       return;
     }
   }
   if (!T.hasPtr(ty)) {
-    if (ty->isIntegerTy(64) && isLocal(v))
+    if (ty->isIntegerTy() && ty->getIntegerBitWidth() >= 8 && isLocal(v))
       storeIntLater(p, v);
     return;
   }
