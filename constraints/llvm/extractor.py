@@ -1529,8 +1529,8 @@ class _Function:
                 return
             if not self.mod.has_ptr_text(ty):
                 if val[0] == "%" and _carries_bytes(ty):
-                    j = m.start(3) - 6  # ", ptr " precedes the address
-                    self.pending_int.append(lambda: self._store_int(val[1:], rest, j))
+                    j, sized = m.start(3) - 6, ty == "i64"  # ", ptr " precedes the address
+                    self.pending_int.append(lambda: self._store_int(val[1:], rest, j, sized))
                 return
         i = 0
         while rest.startswith(("atomic ", "volatile "), i):
@@ -1539,7 +1539,8 @@ class _Function:
         types = self.mod.types
         if not types.has_ptr(ty):
             if v is not None and v[0] == "%" and isinstance(ty, str) and _carries_bytes(ty):
-                self.pending_int.append(lambda: self._store_int(v[1], rest, j))
+                sized = ty == "i64"
+                self.pending_int.append(lambda: self._store_int(v[1], rest, j, sized))
             return
         val = self.node_of(v)
         if val is None:
@@ -1554,9 +1555,12 @@ class _Function:
         for k in types.ptr_slots(ty):
             self.b.store(self.b.offset(dst, k, f"{self.fname}.store.slot{k}"), val)
 
-    def _store_int(self, name, rest, j):
+    def _store_int(self, name, rest, j, pointer_sized):
+        """An integer store: the pointers the value traces back to are stored. A value
+        narrower than a pointer only when it is copied unchanged (a byte of a pointer,
+        not arithmetic on bytes)."""
         nodes, arith, _ = self.int_sources(name)
-        if not nodes:
+        if not nodes or (arith and not pointer_sized):
             return
         _, p, _ = parse_typed(rest, j + 1)
         dst = self.node_of(p)
@@ -1932,7 +1936,7 @@ class _Function:
                     nodes += ns
                     arith |= ar
                     opaque |= opq
-                result = nodes, arith, opaque
+                result = list(dict.fromkeys(nodes)), arith, opaque  # once each: diamonds would repeat them
             elif op == "extractvalue":
                 _, v, _ = parse_typed(rest, 0)
                 if v is not None and v[0] == "%":

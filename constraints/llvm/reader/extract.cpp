@@ -703,10 +703,11 @@ private:
   }
   IntSources intSources(const Value *v);
   IntSources constIntSources(const Value *v);
-  void storeInts(const Value *ptr, const Value *v, const std::string &name);
+  void storeInts(const Value *ptr, const Value *v, const std::string &name, bool pointerSized = true);
   void ptrtointGlobals();
   void storeIntLater(const Value *p, const Value *v) {
-    pending.push_back([this, p, v] { storeInts(p, v, fn->name + ":%" + localName(v) + ".any"); });
+    bool sized = v->getType()->isIntegerTy(64);
+    pending.push_back([this, p, v, sized] { storeInts(p, v, fn->name + ":%" + localName(v) + ".any", sized); });
   }
   void intExchange(const Value *p, const Value *v) {  // _Function._int_exchange
     pending.push_back([this, p, v] {
@@ -1077,12 +1078,15 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
         vals = {I->getOperand(0), I->getOperand(1)};
       r = IntSources{};
       r.arith = !(I->isCast() || op == Instruction::Freeze || op == Instruction::Select || op == Instruction::PHI);
+      DenseSet<int> seen;  // once each: diamonds would repeat them
       for (const Value *x : vals) {
         if (isa<ConstantInt>(x) || isa<ConstantPointerNull>(x) || isa<UndefValue>(x) || isa<ConstantFP>(x) ||
             isa<ConstantAggregateZero>(x))
           continue;
         IntSources s = isLocal(x) ? intSources(x) : constIntSources(x);
-        r.nodes.insert(r.nodes.end(), s.nodes.begin(), s.nodes.end());
+        for (int n : s.nodes)
+          if (seen.insert(n).second)
+            r.nodes.push_back(n);
         r.arith = r.arith || s.arith;
         r.opaque = r.opaque || s.opaque;
       }
@@ -1122,9 +1126,9 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
 
 // _Function._store_int / _int_exchange: a pointer-sized integer stored to ``ptr``,
 // stored as the pointers it traces back to
-void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name) {
+void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name, bool pointerSized) {
   IntSources s = intSources(v);
-  if (s.nodes.empty())
+  if (s.nodes.empty() || (s.arith && !pointerSized))  // _store_int: narrower values only when copied unchanged
     return;
   int dst = nodeOf(ptr);
   if (dst < 0)
