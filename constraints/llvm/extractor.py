@@ -35,9 +35,10 @@ The model (DESIGN.md, "The constraint model"):
   values' objects; when the trace reaches an integer of unknown origin (an
   argument, a call result), the result also points to every object whose address
   was ever turned into an integer and to the int-to-pointer object ``I2P``
-  (``ConstraintSet.int_to_pointer``). Integers of 8 bits or more stored to memory
+  (``ConstraintSet.int_to_pointer``). ``i64`` and ``i8`` values stored to memory
   that trace back to ``ptrtoint`` or to a load are stored as the pointers they came
-  from (a hand-written ``memcpy`` loop moves a pointer one ``i8`` at a time);
+  from (a hand-written ``memcpy`` loop moves a pointer one ``i8`` at a time; an ``i8``
+  only when a load is stored as it is);
 * exceptions: ``__cxa_throw``/``resume`` feed one exception node that every
   ``landingpad`` reads;
 * ``va_start`` points the ``va_list`` at the function's ``@f#va`` slot, which
@@ -1556,11 +1557,15 @@ class _Function:
             self.b.store(self.b.offset(dst, k, f"{self.fname}.store.slot{k}"), val)
 
     def _store_int(self, name, rest, j, pointer_sized):
-        """An integer store: the pointers the value traces back to are stored. A value
-        narrower than a pointer only when it is copied unchanged (a byte of a pointer,
-        not arithmetic on bytes)."""
+        """An integer store: the pointers the value traces back to are stored. An ``i8``
+        only when it is a load stored as it is (a byte of a pointer copied, as a
+        hand-written memcpy does; not bytes computed or converted, as a compressor's)."""
+        if not pointer_sized:
+            d = self.defs.get(name)
+            if d is None or self.mod.split_instruction(d)[0] != "load":
+                return
         nodes, arith, _ = self.int_sources(name)
-        if not nodes or (arith and not pointer_sized):
+        if not nodes:
             return
         _, p, _ = parse_typed(rest, j + 1)
         dst = self.node_of(p)
@@ -1996,9 +2001,11 @@ _FAST_MATH = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc
 
 
 def _carries_bytes(ty: str) -> bool:
-    """Whether a stored integer of type ``ty`` may carry a pointer or some of its bytes
-    (``i8`` and wider: a byte-by-byte copy moves a pointer one ``i8`` at a time)."""
-    return ty[:1] == "i" and ty[1:].isdigit() and int(ty[1:]) >= 8
+    """Whether a stored integer of type ``ty`` may carry a pointer or a byte of one:
+    ``i64``, and ``i8`` (a byte-by-byte copy moves a pointer one ``i8`` at a time;
+    ``i16``/``i32`` copies are mostly of int fields, and copying what their slots hold
+    costs more precision than copies of pointers in them are common)."""
+    return ty == "i64" or ty == "i8"
 
 
 def _skip_flags(s: str) -> str:

@@ -1127,8 +1127,10 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
 // _Function._store_int / _int_exchange: a pointer-sized integer stored to ``ptr``,
 // stored as the pointers it traces back to
 void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name, bool pointerSized) {
+  if (!pointerSized && !isa<LoadInst>(v))  // _store_int: an i8 only when a load is stored as it is
+    return;
   IntSources s = intSources(v);
-  if (s.nodes.empty() || (s.arith && !pointerSized))  // _store_int: narrower values only when copied unchanged
+  if (s.nodes.empty())
     return;
   int dst = nodeOf(ptr);
   if (dst < 0)
@@ -1835,13 +1837,13 @@ void Extractor::iStore(const StoreInst &I) {
       return;
     }
     if (!T.hasPtr(ty)) {
-      if (ty->isIntegerTy() && ty->getIntegerBitWidth() >= 8 && isLocal(v))  // extractor._carries_bytes
+      if ((ty->isIntegerTy(64) || ty->isIntegerTy(8)) && isLocal(v))  // extractor._carries_bytes
         storeIntLater(p, v);
       return;
     }
   }
   if (!T.hasPtr(ty)) {
-    if (ty->isIntegerTy() && ty->getIntegerBitWidth() >= 8 && isLocal(v))
+    if ((ty->isIntegerTy(64) || ty->isIntegerTy(8)) && isLocal(v))
       storeIntLater(p, v);
     return;
   }
