@@ -24,8 +24,9 @@ Each program runs in a child process with ``--timeout-s`` (the large ones solve 
 child's ``sys.path``), so ``--code /path/to/main --save-baseline B`` records the old front end's
 sets, and a later run of this checkout with ``--baseline B`` compares against them.
 
-Results: ``OUT.csv`` (one row per program and label; rows of other labels already there are kept)
-and ``OUT.md`` (all rows, then the samples of lost objects of this run), with machine, date and commit.
+Results: ``OUT.csv`` (one row per program and label; rows of other programs and labels already there
+are kept), ``OUT-lost.json`` (the samples of lost objects, likewise) and ``OUT.md`` (all rows, then
+the samples), with machine, date and commit.
 """
 
 from __future__ import annotations
@@ -228,6 +229,10 @@ def main(argv=None) -> int:
 
 
 def _write(out: Path, rows, samples, args) -> None:
+    lost_path = out.parent / f"{out.name}-lost.json"  # the samples of every run, by program and label
+    kept = json.loads(lost_path.read_text()) if lost_path.is_file() else {}
+    kept.update({f"{p}\t{args.label}": rows_ for p, rows_ in samples.items()})
+    lost_path.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
     csv_path = out.with_suffix(".csv")
     keep = []
     if csv_path.is_file():
@@ -260,10 +265,11 @@ def _write(out: Path, rows, samples, args) -> None:
                 return str(v)
         lines.append("| " + " | ".join([r["program"], r["label"], r["commit"], r["status"]] +
                                       [fmt(k) for k in FIELDS[6:14]]) + " |")
-    for p, rows_ in samples.items():
+    for key, rows_ in sorted(kept.items()):
         if not rows_:
             continue
-        lines += ["", f"## {p}: pointers whose set lost objects ({args.label} against the baseline; first {len(rows_)})",
+        p, label = key.split("\t")
+        lines += ["", f"## {p}: pointers whose set lost objects ({label} against the baseline; first {len(rows_)})",
                   "", "| pointer | lost | before | after | lost objects (first 4) |", "| --- | ---: | ---: | ---: | --- |"]
         lines += [f"| `{x['pointer']}` | {x['lost']} | {x['before']} | {x['after']} | {x['objects']} |" for x in rows_]
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
