@@ -44,7 +44,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 FIELDS = ("program", "label", "commit", "status", "instructions", "nodes", "named_pointers", "avg_set_objects",
-          "final_facts", "empty_named", "lost_pointers", "lost_objects", "extract_s", "solve_s", "date", "machine")
+          "final_facts", "empty_named", "lost_pointers", "lost_objects", "extract_s", "solve_s", "date", "machine",
+          "empty_by_definition")
 
 # names the extractors give their temporaries: F:%X followed by one of these
 _TEMP = re.compile(r"\.(?:gep|any|slot\d+|icall|int|asptr|va_area|va_list|va_args|given|deref|deref_any|elem|into"
@@ -72,7 +73,7 @@ def named_pointers(names, kinds) -> list[int]:
     return out
 
 
-def measure(bc: Path, baseline: "Path | None", save: "Path | None") -> dict:
+def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: bool = False) -> dict:
     """Extract and solve one program; the row (and the lost-object sample) as a dict."""
     import numpy as np
 
@@ -117,7 +118,58 @@ def measure(bc: Path, baseline: "Path | None", save: "Path | None") -> dict:
                             obj_names=np.array([names[o] for o in objs]), set_indptr=indptr, set_indices=indices)
     if baseline is not None and baseline.is_file():
         row.update(_compare(np.load(baseline), names, ptrs, sets_of, obj_sets))
+    if explain:
+        empty = ptrs[sizes == 0].tolist()
+        row["empty_by_definition"] = "; ".join(f"{k} {v}" for k, v in explain_empty(bc, names, empty).items())
     return row
+
+
+def explain_empty(bc: Path, names, empty_ids) -> dict:
+    """Count the named pointers with an empty set by what defines them in the IR text.
+
+    ``argument of an uncalled function``: no call site names the function and its address is
+    never taken (dead code: nothing flows in at run time either); ``argument``: the function is
+    called, but no caller passes a pointer to it (null, or a pointer with an empty set itself);
+    otherwise the defining opcode (``load``: memory into which no pointer is ever stored;
+    ``phi``/``select``/``getelementptr``/casts: of such values or of null; ``call``: a function
+    that returns only such values or null).
+    """
+    import re
+    import subprocess
+
+    text = subprocess.run(["llvm-dis-19", str(bc), "-o", "-"], capture_output=True, text=True, check=True).stdout
+    defs, params, used = {}, {}, set()
+    fn = None
+    ident = r'(?:"[^"]*"|[-\w$.]+)'
+    for line in text.split("\n"):
+        if line.startswith("define "):
+            m = re.search(r"@(" + ident + r")\(", line)
+            fn = m.group(1).strip('"') if m else None
+            if fn is not None:
+                for pm in re.finditer(r"%(" + ident + r")(?=[,)])", line[m.end():]):
+                    params[f"{fn}:%{pm.group(1)}"] = fn
+        elif line.startswith("}"):
+            fn = None
+        elif fn is not None and line.startswith("  %"):
+            eq = line.find(" = ")
+            if eq > 0:
+                words = line[eq + 3:].split()
+                while words and words[0] in ("tail", "musttail", "notail"):
+                    words = words[1:]
+                defs[f"{fn}:%{line[3:eq]}"] = words[0] if words else "?"
+        for um in re.finditer(r"@(" + ident + r")", line if not line.startswith("define ") else ""):
+            used.add(um.group(1).strip('"'))
+    out: dict = {}
+    for i in empty_ids:
+        n = names[i]
+        if n in params:
+            why = "argument" if params[n] in used else "argument of an uncalled function"
+        elif n.startswith("@"):
+            why = "global address"
+        else:
+            why = defs.get(n, "?")
+        out[why] = out.get(why, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
 def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
@@ -160,7 +212,7 @@ def _child(args) -> int:
     bc = Path(args.corpus) / p / f"{p}.bc"
     save = Path(args.save_baseline) / f"{p}.npz" if args.save_baseline else None
     base = Path(args.baseline) / f"{p}.npz" if args.baseline else None
-    row = measure(bc, base, save)
+    row = measure(bc, base, save, args.explain_empty)
     Path(args.child_out).write_text(json.dumps(row))
     return 0
 
@@ -187,6 +239,8 @@ def main(argv=None) -> int:
     ap.add_argument("--save-baseline", help="directory: write each program's object-level sets there")
     ap.add_argument("--baseline", help="directory written by --save-baseline: count lost objects against it")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "precision"))
+    ap.add_argument("--explain-empty", action="store_true",
+                    help="count the empty named pointers by what defines them (explain_empty)")
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child_out:
@@ -206,6 +260,8 @@ def main(argv=None) -> int:
         for opt in ("code", "save_baseline", "baseline"):
             if getattr(args, opt):
                 cmd += [f"--{opt.replace('_', '-')}", str(Path(getattr(args, opt)).resolve())]
+        if args.explain_empty:
+            cmd.append("--explain-empty")
         row = {"program": p, "label": args.label, "commit": code_commit, "machine": machine,
                "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M+00:00")}
         t0 = time.perf_counter()
@@ -265,6 +321,12 @@ def _write(out: Path, rows, samples, args) -> None:
                 return str(v)
         lines.append("| " + " | ".join([r["program"], r["label"], r["commit"], r["status"]] +
                                       [fmt(k) for k in FIELDS[6:14]]) + " |")
+    explained = [r for r in allrows if r.get("empty_by_definition")]
+    if explained:
+        lines += ["", "## Empty named pointers by what defines them (`--explain-empty`)", "",
+                  "| program | label | empty_named | by definition |", "| --- | --- | ---: | --- |"]
+        lines += [f"| {r['program']} | {r['label']} | {r['empty_named']} | {r['empty_by_definition']} |"
+                  for r in explained]
     for key, rows_ in sorted(kept.items()):
         if not rows_:
             continue

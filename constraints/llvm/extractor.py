@@ -608,17 +608,8 @@ class ModuleExtractor:
         if nbytes is None or nbytes <= 0:
             return self.max_slots
         w = self.window_cache.get(nbytes)
-        if w is None:
-            # the most slots of any named struct or global's type inside nbytes
-            # consecutive bytes; tables come longest first, so stop at the first
-            # one too short to beat the best so far
-            w = 1
-            for offs in self._offset_tables():
-                if len(offs) <= w:
-                    break
-                w = max(w, int((np.searchsorted(offs, offs + nbytes) - np.arange(len(offs))).max()))
-            w = max(1, min(w, nbytes))
-            self.window_cache[nbytes] = w
+        if w is None:  # the most slots of any named struct or global's type inside nbytes bytes
+            w = self.window_cache[nbytes] = _most_slots_in(self._offset_tables(), nbytes)
         return w
 
     def object_layout(self, ty, count: int | None = 1) -> tuple[int, int | None]:
@@ -658,12 +649,7 @@ class ModuleExtractor:
             return most
         w = self.named_window_cache.get(nbytes)
         if w is None:
-            w = 1
-            for offs in offsets:
-                if len(offs) <= w:
-                    break
-                w = max(w, int((np.searchsorted(offs, offs + nbytes) - np.arange(len(offs))).max()))
-            w = self.named_window_cache[nbytes] = max(1, min(w, nbytes))
+            w = self.named_window_cache[nbytes] = _most_slots_in(offsets, nbytes)
         return w
 
     def _offset_tables(self) -> list:
@@ -1321,6 +1307,18 @@ class ModuleExtractor:
         if m and depth < 50:
             return self._md_file(int(m.group(1)), depth + 1)
         return ""
+
+
+def _most_slots_in(tables: list, nbytes: int) -> int:
+    """The most slots of any of ``tables`` (slot byte offsets, numpy, longest first) that lie
+    within ``nbytes`` consecutive bytes; at least 1, at most ``nbytes``. The tables come
+    longest first, so the scan stops at the first one too short to beat the best so far."""
+    w = 1
+    for offs in tables:
+        if len(offs) <= w:
+            break
+        w = max(w, int((np.searchsorted(offs, offs + nbytes) - np.arange(len(offs))).max()))
+    return max(1, min(w, nbytes))
 
 
 def _mentions_local(v) -> bool:

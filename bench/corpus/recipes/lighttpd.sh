@@ -9,5 +9,6 @@ corpus_build() {
     ./configure CC="$CC_PLAIN" --without-pcre2 --without-zlib --without-bzip2 --without-zstd --without-brotli \
         --without-openssl --without-lua --without-ldap --without-pam --without-dbi --without-mysql \
         --without-pgsql --without-krb5 --without-sasl --without-xxhash
+    make -C src CC="$CC" versionstamp parsers  # BUILT_SOURCES, which only `make all` makes
     make -C src -j"$JOBS" CC="$CC" lighttpd
 }

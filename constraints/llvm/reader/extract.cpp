@@ -1168,6 +1168,22 @@ std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
   return {off, false};
 }
 
+// The most slots of any of ``tables`` (slot byte offsets, longest first) within nbytes
+// consecutive bytes; at least 1, at most nbytes (window and named_window)
+static int mostSlotsIn(const std::vector<std::vector<long>> &tables, long nbytes) {
+  long w = 1;
+  long reach = std::min(nbytes, 1L << 48);  // past every offset either way, and no overflow
+  for (auto &offs : tables) {
+    if ((long)offs.size() <= w)
+      break;
+    for (size_t j = 0; j < offs.size(); ++j) {
+      long k = std::lower_bound(offs.begin(), offs.end(), offs[j] + reach) - offs.begin() - (long)j;
+      w = std::max(w, k);
+    }
+  }
+  return (int)std::max(1L, std::min(w, nbytes));
+}
+
 // ModuleExtractor.window: most slots of any named struct or global type inside nbytes bytes
 int Extractor::window(long nbytes) {
   if (nbytes <= 0)
@@ -1192,19 +1208,9 @@ int Extractor::window(long nbytes) {
     offsetTables = std::move(tables);
     offsetTablesBuilt = true;
   }
-  long w = 1;
-  long reach = std::min(nbytes, 1L << 48);  // past every offset either way, and no overflow
-  for (auto &offs : offsetTables) {
-    if ((long)offs.size() <= w)
-      break;
-    for (size_t j = 0; j < offs.size(); ++j) {
-      long k = std::lower_bound(offs.begin(), offs.end(), offs[j] + reach) - offs.begin() - (long)j;
-      w = std::max(w, k);
-    }
-  }
-  w = std::max(1L, std::min(w, nbytes));
-  return windowMemo[nbytes] = (int)w;
+  return windowMemo[nbytes] = mostSlotsIn(offsetTables, nbytes);
 }
+
 
 // ModuleExtractor.static_obj (with _record_slots)
 int Extractor::staticObj(const std::string &key) {
@@ -1247,17 +1253,7 @@ int Extractor::namedWindow(long nbytes) {
   auto hit = namedWindowMemo.find(nbytes);
   if (hit != namedWindowMemo.end())
     return hit->second;
-  long w = 1;
-  for (auto &offs : namedOffsetTables) {
-    if ((long)offs.size() <= w)
-      break;
-    for (size_t j = 0; j < offs.size(); ++j) {
-      long k = std::lower_bound(offs.begin(), offs.end(), offs[j] + nbytes) - offs.begin() - (long)j;
-      w = std::max(w, k);
-    }
-  }
-  w = std::max(1L, std::min(w, nbytes));
-  return namedWindowMemo[nbytes] = (int)w;
+  return namedWindowMemo[nbytes] = mostSlotsIn(namedOffsetTables, nbytes);
 }
 
 // ModuleExtractor.object_layout: {slots, reach} (count < 0: unknown; reach 0: every slot)
