@@ -504,6 +504,9 @@ def _check(model, name, i, sol):
                 want = {f"*{name}()"} if r == "static" else set() if r == "int" else _expect(r, i, sol, fps)
                 if not want <= seen:
                     bad.append(f"call: parameter {j} misses {sorted(want - seen)}")
+        elif kind == "ret_exported":
+            if not {"@main", f"@cb{i}"} & res:
+                bad.append("ret_exported: result misses the program's functions")
         elif kind == "throw":
             if not _expect(eff[1], i, sol, fps) <= set(sol.points_to_names("<exception>")):
                 bad.append("throw: not in flight")

@@ -30,6 +30,8 @@ effect                    meaning
 ``("keep", a[, key])``    that per-callee object (or the one named ``key``) receives
                           ``arg[a]`` (signal's handler, pthread_setspecific's value)
 ``("ret_kept"[, key])``   the result may be what that object holds
+``("ret_exported",)``     the result may be any function the program exports (not ``internal``
+                          or ``private``): ``dlsym`` finds the program's own functions too
 ``("ret_arg", a)``        the result may be ``a``
 ``("ret_into", a)``       the result may point anywhere inside the objects ``a`` points to
 ``("copy", d, s)``        every slot of ``*s`` flows to the same slot of ``*d``
@@ -91,7 +93,10 @@ _add("getcwd", (("alloc",), ("ret_arg", 0)))
 # (struct tm's tm_zone, struct passwd's strings, the ctype tables' pointer) ...
 _add("localtime gmtime localtime_r gmtime_r getpwnam getpwuid getgrnam getgrgid getpwent getgrent "
      "__ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc gethostbyname gethostbyaddr getservbyname "
-     "getprotobyname dlsym localeconv __environ_location getmntent", STATIC)
+     "getprotobyname localeconv __environ_location getmntent", STATIC)
+# dlsym: a library's symbol, or one of the program's own (lighttpd's built-in plugins'
+# init functions are found by name through dlsym(NULL, ...))
+_add("dlsym dlvsym", (("static",), ("ret_exported",)))
 # ... and strings or records that hold no pointer: the library never writes a
 # pointer into them, so they need neither the self-links nor more than one slot
 _add("getenv secure_getenv strerror ctime asctime setlocale nl_langinfo tmpnam ttyname readdir readdir64 "

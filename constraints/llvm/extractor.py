@@ -186,6 +186,7 @@ class _FuncInfo:
     body: tuple[int, int] = (0, 0)   # line range of the body
     ret_ptr: bool = False   # the return type is ``ptr``
     taken: bool = False     # its address is used as a value (see ModuleExtractor.model_bodies)
+    exported: bool = False  # defined and neither internal nor private (see ModuleExtractor.exported)
 
     @property
     def va_slot(self) -> int:
@@ -257,6 +258,7 @@ class ModuleExtractor:
         self._esc_raw = -1
         self._esc = -1
         self._exc = -1
+        self._exported = -1
         self._global_types: set = set()
         self._md_cache: dict[int, str] = {}
         self._md_files: dict[int, str] = {}
@@ -366,9 +368,11 @@ class ModuleExtractor:
             if line.startswith(",", i):
                 i = skip_ws(line, i + 1)
         dbg = _DBG.search(line, i)
+        head = line[:m.start()]
         return _FuncInfo(name, params, vararg, line.startswith("define "),
                          dbg=int(dbg.group(1)) if dbg else None,
-                         ret_ptr=line[:m.start()].rstrip().endswith(" ptr"))
+                         ret_ptr=head.rstrip().endswith(" ptr"),
+                         exported=line.startswith("define ") and " internal " not in head and " private " not in head)
 
     def _define(self) -> None:
         """Pass 2: global initializers, then every function body."""
@@ -800,6 +804,17 @@ class ModuleExtractor:
         return self._esc
 
     @property
+    def exported(self) -> int:
+        """Node pointing to every function the program exports (defined, neither
+        ``internal`` nor ``private``), in module order; made on first use."""
+        if self._exported < 0:
+            self._exported = self.b.node("<exported functions>")
+            for info in self.funcs.values():
+                if info.exported:
+                    self.b.addr(self._exported, info.obj)
+        return self._exported
+
+    @property
     def exception(self) -> int:
         if self._exc < 0:
             self._exc = self.b.node("<exception>")
@@ -910,6 +925,9 @@ class ModuleExtractor:
             elif kind == "ret_kept":
                 if result is not None:
                     b.copy(result, self.static_obj(eff[1] if len(eff) > 1 else callee))
+            elif kind == "ret_exported":
+                if result is not None:
+                    b.copy(result, self.exported)
             elif kind == "ret_arg":
                 a = ref(eff[1])
                 if result is not None and a is not None:

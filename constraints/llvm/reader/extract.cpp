@@ -518,7 +518,7 @@ private:
   std::unordered_map<std::string, int> constCache;      // structural key -> node (-1: none)
   std::unordered_map<const Constant *, std::string> constKeyMemo;  // node-based: references stay valid
   std::unordered_map<std::string, int> staticObjs;
-  int escRaw = -1, exc = -1;
+  int escRaw = -1, exc = -1, exportedNode = -1;
 
   // statistics
   long instructions = 0;
@@ -735,6 +735,15 @@ private:
     if (exc < 0)
       exc = B.node("<exception>");
     return exc;
+  }
+  int exported() {  // ModuleExtractor.exported
+    if (exportedNode < 0) {
+      exportedNode = B.node("<exported functions>");
+      for (FuncInfo &fi : funcList)
+        if (fi.defined && !fi.f->hasLocalLinkage())
+          B.addr(exportedNode, fi.obj);
+    }
+    return exportedNode;
   }
   void indirectCall(int fp, const std::vector<int> &args, int result, int nfixed, const std::string &name);
 
@@ -2145,6 +2154,9 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
     } else if (kind == "ret_kept") {
       if (result >= 0)
         B.copy(result, staticObj(eff.size() > 1 ? eff[1].s : callee));
+    } else if (kind == "ret_exported") {
+      if (result >= 0)
+        B.copy(result, exported());
     } else if (kind == "ret_arg") {
       int a = ref(eff[1]);
       if (result >= 0 && a >= 0)
