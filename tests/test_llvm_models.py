@@ -504,9 +504,12 @@ def _check(model, name, i, sol):
                 want = {f"*{name}()"} if r == "static" else set() if r == "int" else _expect(r, i, sol, fps)
                 if not want <= seen:
                     bad.append(f"call: parameter {j} misses {sorted(want - seen)}")
-        elif kind == "ret_exported":
-            if not {"@main", f"@cb{i}"} & res:
-                bad.append("ret_exported: result misses the program's functions")
+        elif kind == "ret_exported":  # the generated call passes a handle: the library's symbols only
+            if {"@main", f"@cb{i}"} & res:
+                bad.append("ret_exported: a handle's symbol is one of the program's functions")
+        elif kind == "store_exported":  # the generated call passes a name: no program handle
+            if any(n.startswith("@") for n in _content(sol, {r for r in res if r.startswith("*main:")})):
+                bad.append("store_exported: a library's handle holds the program's functions")
         elif kind == "throw":
             if not _expect(eff[1], i, sol, fps) <= set(sol.points_to_names("<exception>")):
                 bad.append("throw: not in flight")

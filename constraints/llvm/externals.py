@@ -30,8 +30,11 @@ effect                    meaning
 ``("keep", a[, key])``    that per-callee object (or the one named ``key``) receives
                           ``arg[a]`` (signal's handler, pthread_setspecific's value)
 ``("ret_kept"[, key])``   the result may be what that object holds
-``("ret_exported",)``     the result may be any function the program exports (not ``internal``
-                          or ``private``): ``dlsym`` finds the program's own functions too
+``("ret_exported", a)``   when argument ``a`` is null, the result may be any function the
+                          program exports (not ``internal`` or ``private``): ``dlsym(NULL,
+                          name)`` finds the program's own functions
+``("store_exported", a)`` when argument ``a`` is null, ``*ret`` receives every function the
+                          program exports (``dlopen(NULL)``: the program's own handle)
 ``("ret_arg", a)``        the result may be ``a``
 ``("ret_into", a)``       the result may point anywhere inside the objects ``a`` points to
 ``("copy", d, s)``        every slot of ``*s`` flows to the same slot of ``*d``
@@ -80,7 +83,7 @@ _add("freopen64 tmpfile64 malloc calloc valloc pvalloc aligned_alloc memalign st
      "_Znwm _Znam _ZnwmRKSt9nothrow_t _ZnamRKSt9nothrow_t _ZnwmSt11align_val_t _ZnamSt11align_val_t "
      "_ZnwmSt11align_val_tRKSt9nothrow_t _ZnamSt11align_val_tRKSt9nothrow_t _Znwj _Znaj "
      "__cxa_allocate_exception mmap mmap64 fopen fopen64 fdopen freopen tmpfile popen opendir fdopendir "
-     "open_memstream fmemopen tempnam get_current_dir_name newlocale duplocale dlopen", ALLOC)
+     "open_memstream fmemopen tempnam get_current_dir_name newlocale duplocale", ALLOC)
 _add("realloc reallocarray", (("alloc",), ("copy", "ret", 0), ("ret_arg", 0)))  # may grow in place
 _add("posix_memalign", (("alloc_out", 0),))
 _add("asprintf vasprintf", (("alloc_out", 0),))
@@ -94,9 +97,11 @@ _add("getcwd", (("alloc",), ("ret_arg", 0)))
 _add("localtime gmtime localtime_r gmtime_r getpwnam getpwuid getgrnam getgrgid getpwent getgrent "
      "__ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc gethostbyname gethostbyaddr getservbyname "
      "getprotobyname localeconv __environ_location getmntent", STATIC)
-# dlsym: a library's symbol, or one of the program's own (lighttpd's built-in plugins'
-# init functions are found by name through dlsym(NULL, ...))
-_add("dlsym dlvsym", (("static",), ("ret_exported",)))
+# dlsym: a library's symbol, or, with a null handle (RTLD_DEFAULT), one of the program's
+# own (lighttpd's built-in plugins' init functions are found by name that way)
+# or through the handle dlopen(NULL) returns, which holds them
+_add("dlsym dlvsym", (("static",), ("ret_exported", 0), ("ret_arg", "*0")))
+MODELS["dlopen"] = (("alloc",), ("store_exported", 0))
 # ... and strings or records that hold no pointer: the library never writes a
 # pointer into them, so they need neither the self-links nor more than one slot
 _add("getenv secure_getenv strerror ctime asctime setlocale nl_langinfo tmpnam ttyname readdir readdir64 "

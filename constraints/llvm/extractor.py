@@ -926,8 +926,11 @@ class ModuleExtractor:
                 if result is not None:
                     b.copy(result, self.static_obj(eff[1] if len(eff) > 1 else callee))
             elif kind == "ret_exported":
-                if result is not None:
-                    b.copy(result, self.exported)
+                if result is not None and eff[1] < len(args) and args[eff[1]] is None and fn is not None:
+                    b.copy(result, self.exported)  # a null handle (at a call site, not in a body)
+            elif kind == "store_exported":
+                if result is not None and eff[1] < len(args) and args[eff[1]] is None and fn is not None:
+                    b.store(result, self.exported)
             elif kind == "ret_arg":
                 a = ref(eff[1])
                 if result is not None and a is not None:

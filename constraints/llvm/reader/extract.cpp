@@ -2155,8 +2155,11 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
       if (result >= 0)
         B.copy(result, staticObj(eff.size() > 1 ? eff[1].s : callee));
     } else if (kind == "ret_exported") {
-      if (result >= 0)
-        B.copy(result, exported());
+      if (result >= 0 && eff[1].k < (long)args.size() && args[eff[1].k] < 0 && inFunction)
+        B.copy(result, exported());  // a null handle (at a call site, not in a body)
+    } else if (kind == "store_exported") {
+      if (result >= 0 && eff[1].k < (long)args.size() && args[eff[1].k] < 0 && inFunction)
+        B.store(result, exported());
     } else if (kind == "ret_arg") {
       int a = ref(eff[1]);
       if (result >= 0 && a >= 0)
