@@ -50,14 +50,15 @@ FIELDS = ("program", "label", "commit", "status", "instructions", "nodes", "name
 # names the extractors give their temporaries: F:%X followed by one of these
 _TEMP = re.compile(r"\.(?:gep|any|slot\d+|icall|int|asptr|va_area|va_list|va_args|given|deref|deref_any|elem|into"
                    r"|out|fields|advanced|copy\d+|src\d+|dst\d+|callback|static|va_copy|va_src|va_dst|new|move\d+"
-                   r"|ret|arg\d+|unknown|returned)(?:[.+].*)?$")
+                   r"|ret|arg\d+|unknown|returned|model)(?:[.+].*)?$")
 
 
 def named_pointers(names, kinds) -> list[int]:
     """Ids of the value nodes named after an LLVM value: ``F:%X`` or ``@G``.
 
     The extractors name their temporaries ``F:%X.SUFFIX`` with a suffix from a fixed list
-    (``.gep``, ``.any``, ``.slot1``, ``.icall.arg0``, ...): those are left out, as are nodes
+    (``.gep``, ``.any``, ``.slot1``, ``.icall.arg0``, ...), and those of a modelled external's
+    body ``@F.model...``: those are left out, as are nodes
     without a ``%`` (``F:call.G``, ``<exception>``) and ``&@F`` (a function's address). An LLVM
     name that happens to end like a temporary (``%x.any``) is left out too; both runs of a
     comparison apply the same rule.
@@ -67,7 +68,8 @@ def named_pointers(names, kinds) -> list[int]:
         if k != 0:
             continue
         if name.startswith("@"):
-            out.append(i)
+            if _TEMP.search(name) is None:  # @f.model...: a modelled external's body (model_bodies)
+                out.append(i)
         elif ":%" in name and _TEMP.search(name, name.index(":%")) is None:
             out.append(i)
     return out
@@ -305,7 +307,7 @@ def _write(out: Path, rows, samples, args) -> None:
              "`python3 bench/precision.py` (`bench/precision.py`'s docstring defines each column): extraction, then the "
              "cpu backend; `avg_set_objects` over named pointers at object level; `final_facts` at slot level over every "
              "node; `lost_pointers`: named pointers whose set lost an object against the baseline (the `before` run's "
-             "sets). Machine and date per row in the CSV.", "",
+             "sets). Machine and date per row in the CSV. `NOTES.precision.md` beside this file reads the table.", "",
              "| program | label | commit | status | named_pointers | avg_set_objects | final_facts | empty_named | "
              "lost_pointers | lost_objects | extract_s | solve_s |",
              "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -316,6 +318,8 @@ def _write(out: Path, rows, samples, args) -> None:
         def fmt(k):
             v = r.get(k, "")
             try:
+                if k in ("extract_s", "solve_s"):
+                    return f"{float(v):,.1f}"
                 return f"{float(v):,.2f}" if k == "avg_set_objects" else f"{int(float(v)):,}"
             except (TypeError, ValueError):
                 return str(v)
