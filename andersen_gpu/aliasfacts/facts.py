@@ -11,7 +11,9 @@ Given a program's constraint set, its recorded access sites
 * ``memcpy``/``memmove``/``memset``: the same for each pointer operand (a
   length that is not a constant covers every slot to the object's end);
 * ``call``: its mod/ref summary. A defined callee (directly or through a
-  function pointer) contributes every location its body and, transitively,
+  function pointer, whose targets are the functions in its points-to set: a
+  C++ vtable slot's set also holds the typeinfo objects beside the virtual
+  functions, and control never goes to data) contributes every location its body and, transitively,
   its callees touch; a modelled external or a non-memory intrinsic the whole
   objects its pointer arguments point into (and the callbacks it is handed);
   alias assertions nothing.
@@ -415,11 +417,12 @@ class _Builder:
             targets = self.pointees(sites.fp[i])
             if targets is None:
                 return None
-            extra, callees = [], []
+            extra, callees, found = [], [], False
             for t in targets.tolist():
                 name = self.func_obj.get(t)
                 if name is None:
-                    return None  # a call through a pointer to data
+                    continue  # data (a vtable slot also points to typeinfo): control never goes there
+                found = True
                 tcls = sites.function_class.get(name, "unmodelled")
                 if tcls == "defined":
                     callees.append(name)
@@ -431,7 +434,7 @@ class _Builder:
                     callees += got[1]
                 elif tcls != "assertion":
                     return None
-            return extra, callees
+            return (extra, callees) if found else None  # no function: where it goes is unknown
         return self.external_parts(i, sites.callee[i])
 
     def external_parts(self, i: int, callee: str):

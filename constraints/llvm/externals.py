@@ -16,17 +16,25 @@ effect                    meaning
                           ``("alloc_out", a, "linked")``: one whose every slot may point
                           anywhere inside it (getaddrinfo's list of nodes)
 ``("alloc_into", a)``     every slot of ``*arg[a]`` may receive a fresh heap object
-                          (obstack chunks, zlib's internal state)
+                          (obstack chunks, zlib's internal state); ``("alloc_into", a,
+                          "linked")``: one whose every slot may point anywhere inside it
+                          (glob's ``gl_pathv`` array with its strings)
 ``("smear_fields", a)``   every pointer in ``*arg[a]`` may be advanced anywhere inside
                           what it points to (z_stream's next_in/next_out after deflate)
 ``("static",)``           the result points to one object per callee (getpwnam, localtime,
                           ...), whose slots may point anywhere inside it (library memory)
 ``("static_text",)``      the result points to one object per callee that holds no
                           pointer: a library-owned string or plain record (getenv,
-                          strerror, readdir); one slot, like a ``char`` array
+                          strerror, readdir); one slot, like a ``char`` array, or the
+                          slots of its C record (:data:`STATIC_RECORDS`: readdir's dirent)
 ``("keep", a[, key])``    that per-callee object (or the one named ``key``) receives
                           ``arg[a]`` (signal's handler, pthread_setspecific's value)
 ``("ret_kept"[, key])``   the result may be what that object holds
+``("ret_exported", a)``   when argument ``a`` is null, the result may be any function the
+                          program exports (not ``internal`` or ``private``): ``dlsym(NULL,
+                          name)`` finds the program's own functions
+``("store_exported", a)`` when argument ``a`` is null, ``*ret`` receives every function the
+                          program exports (``dlopen(NULL)``: the program's own handle)
 ``("ret_arg", a)``        the result may be ``a``
 ``("ret_into", a)``       the result may point anywhere inside the objects ``a`` points to
 ``("copy", d, s)``        every slot of ``*s`` flows to the same slot of ``*d``
@@ -39,8 +47,17 @@ effect                    meaning
 ``()``                    no effect on pointers (printf, strlen, free, ...)
 ========================  ==========================================================
 
-:func:`model_for` also understands ``llvm.*`` intrinsics by their base name.
-Anything without a model is reported by the extractor, never dropped silently.
+:func:`model_for` also understands ``llvm.*`` intrinsics by their base name. The
+large-file and checking variants of a modelled name (``glob64``, ``__fgets_chk``,
+``__isoc99_sscanf``, ``__exp_finite``) share its model (:func:`_variants`, applied
+to the table once it is complete), unless the table models them itself.
+
+A modelled function whose address the program takes applies its model to the slots
+of its function object, once per function, so that a call through a pointer gets it
+too (``calloc`` passed as an allocator). Anything without a model is reported by the
+extractor when it can move pointers (a pointer parameter, result or varargs), never
+dropped silently: its pointer result points to an object of its own and anywhere
+into what it was given, and the functions handed to it may be called with that.
 """
 
 from __future__ import annotations
@@ -66,7 +83,7 @@ _add("freopen64 tmpfile64 malloc calloc valloc pvalloc aligned_alloc memalign st
      "_Znwm _Znam _ZnwmRKSt9nothrow_t _ZnamRKSt9nothrow_t _ZnwmSt11align_val_t _ZnamSt11align_val_t "
      "_ZnwmSt11align_val_tRKSt9nothrow_t _ZnamSt11align_val_tRKSt9nothrow_t _Znwj _Znaj "
      "__cxa_allocate_exception mmap mmap64 fopen fopen64 fdopen freopen tmpfile popen opendir fdopendir "
-     "open_memstream fmemopen tempnam get_current_dir_name newlocale duplocale dlopen", ALLOC)
+     "open_memstream fmemopen tempnam get_current_dir_name newlocale duplocale", ALLOC)
 _add("realloc reallocarray", (("alloc",), ("copy", "ret", 0), ("ret_arg", 0)))  # may grow in place
 _add("posix_memalign", (("alloc_out", 0),))
 _add("asprintf vasprintf", (("alloc_out", 0),))
@@ -79,7 +96,12 @@ _add("getcwd", (("alloc",), ("ret_arg", 0)))
 # (struct tm's tm_zone, struct passwd's strings, the ctype tables' pointer) ...
 _add("localtime gmtime localtime_r gmtime_r getpwnam getpwuid getgrnam getgrgid getpwent getgrent "
      "__ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc gethostbyname gethostbyaddr getservbyname "
-     "getprotobyname dlsym localeconv __environ_location getmntent", STATIC)
+     "getprotobyname localeconv __environ_location getmntent", STATIC)
+# dlsym: a library's symbol, or, with a null handle (RTLD_DEFAULT), one of the program's
+# own (lighttpd's built-in plugins' init functions are found by name that way)
+# or through the handle dlopen(NULL) returns, which holds them
+_add("dlsym dlvsym", (("static",), ("ret_exported", 0), ("ret_arg", "*0")))
+MODELS["dlopen"] = (("alloc",), ("store_exported", 0))
 # ... and strings or records that hold no pointer: the library never writes a
 # pointer into them, so they need neither the self-links nor more than one slot
 _add("getenv secure_getenv strerror ctime asctime setlocale nl_langinfo tmpnam ttyname readdir readdir64 "
@@ -87,8 +109,10 @@ _add("getenv secure_getenv strerror ctime asctime setlocale nl_langinfo tmpnam t
      "gai_strerror hstrerror textdomain bindtextdomain gettext dgettext dcgettext ngettext dngettext "
      "dcngettext __libc_current_sigrtmin __libc_current_sigrtmax strerror_l", STATIC_TEXT)
 # the C record each of those returns: its object gets the slots of the program's
-# type of that name (one slot when the program never names the type, so never
-# reaches a field by it), not the largest struct's
+# type of that name, not the largest struct's, and at least those of glibc's
+# x86-64 layout (RECORD_SLOTS: the program may name the type differently, or read
+# the record through a type of its own); one slot for a record not in RECORD_SLOTS
+# that the program never names (so never reaches a field by it)
 STATIC_RECORDS = {
     "localtime": "tm", "gmtime": "tm", "getpwnam": "passwd", "getpwuid": "passwd", "getpwent": "passwd",
     "getgrnam": "group", "getgrgid": "group", "getgrent": "group", "gethostbyname": "hostent",
@@ -97,7 +121,13 @@ STATIC_RECORDS = {
     "localeconv": "lconv", "getmntent": "mntent",
     "__ctype_b_loc": None, "__ctype_tolower_loc": None, "__ctype_toupper_loc": None,  # one pointer
     "__environ_location": None,
+    "readdir": "dirent", "readdir64": "dirent64",
+    # and the records external globals point to (ModuleExtractor.library_global)
+    "stdin": "_IO_FILE", "stdout": "_IO_FILE", "stderr": "_IO_FILE",
 }
+# slots of glibc's records (x86-64), as the extractor's types flatten them
+RECORD_SLOTS = {"tm": 11, "passwd": 7, "group": 4, "hostent": 5, "servent": 4, "protoent": 3, "mntent": 6,
+                "lconv": 24, "dirent": 5, "dirent64": 5, "_IO_FILE": 29}
 MODELS["localtime_r"] = (("ret_arg", 1),)
 MODELS["gmtime_r"] = (("ret_arg", 1),)
 MODELS["ctime_r"] = (("ret_arg", 1),)
@@ -149,13 +179,37 @@ MODELS["on_exit"] = (("call", 0, ("int", 1)),)
 MODELS["pthread_once"] = (("call", 1, ()),)
 MODELS["pthread_key_create"] = (("call", 1, ()),)
 MODELS["pthread_atfork"] = (("call", 0, ()), ("call", 1, ()), ("call", 2, ()))
-MODELS["signal"] = (("call", 1, ("int",)), ("keep", 1), ("ret_kept",))
+MODELS["signal"] = (("call", 1, ("int",)), ("keep", 1, "signal"), ("ret_kept", "signal"))
 MODELS["sigset"] = MODELS["signal"]
 MODELS["bsd_signal"] = MODELS["signal"]
 MODELS["sysv_signal"] = MODELS["signal"]
+MODELS["__sysv_signal"] = MODELS["signal"]
 MODELS["sigaction"] = (("copy", 2, 1), ("call", "*1", ("int", "static", "static")))
 MODELS["ftw"] = (("call", 1, ("static", "static")),)
 MODELS["nftw"] = (("call", 1, ("static", "static", "int", "static")),)
+
+# glob fills *pglob: gl_pathv, an array of strings the library allocates, and calls
+# errfunc(path, errno) on a directory it cannot read
+MODELS["glob"] = (("alloc_into", 3, "linked"), ("call", 2, ("static", "int")))
+# libevent: a registered callback is later called with the fd, the events and its
+# argument (a bufferevent's callbacks with the bufferevent first)
+MODELS["event_set"] = (("call", 3, ("int", "int", 4)),)
+MODELS["event_assign"] = (("call", 4, ("int", "int", 5)),)
+MODELS["event_new"] = (("alloc",), ("call", 3, ("int", "int", 4)))
+MODELS["event_once"] = (("call", 2, ("int", "int", 3)),)
+MODELS["event_base_once"] = (("call", 3, ("int", "int", 4)),)
+MODELS["bufferevent_new"] = (("alloc",), ("call", 1, ("ret", 4)), ("call", 2, ("ret", 4)),
+                             ("call", 3, ("ret", "int", 4)))
+MODELS["bufferevent_setcb"] = (("call", 1, (0, 4)), ("call", 2, (0, 4)), ("call", 3, (0, "int", 4)))
+MODELS["evbuffer_add_cb"] = (("call", 1, (0, "static", 2)),)
+_add("event_base_new event_init event_base_new_with_config evbuffer_new bufferevent_socket_new", ALLOC)
+_add("""
+event_add event_del event_free event_base_dispatch event_base_loop event_base_loopbreak event_base_loopexit
+event_base_free event_pending event_initialized event_active event_dispatch event_loop event_loopexit
+event_reinit bufferevent_enable bufferevent_disable bufferevent_free bufferevent_write bufferevent_write_buffer
+bufferevent_setwatermark bufferevent_settimeout evbuffer_add evbuffer_add_printf evbuffer_add_vprintf
+evbuffer_drain evbuffer_free evbuffer_get_length evbuffer_add_buffer
+""", NONE)
 
 # exceptions (C++ ABI)
 MODELS["__cxa_throw"] = (("throw", 0), ("call", 2, (0,)))
@@ -223,12 +277,12 @@ wctype towctrans wctrans __ctype_get_mb_cur_max
 getopt getopt_long getopt_long_only
 setenv unsetenv putenv clearenv
 uname gethostname sethostname sysconf pathconf fpathconf getpagesize getdtablesize
-regcomp regexec regfree regerror fnmatch glob globfree wordexp wordfree
+regcomp regexec regfree regerror fnmatch globfree wordexp wordfree
 sigreturn syscall prctl
 freelocale uselocale iconv_close
 endpwent setpwent endgrent setgrent
 flockfile funlockfile ftrylockfile mkstemp mkstemp64 mkostemp
-__fdelt_chk __read_chk __open_2 __open64_2 __poll_chk __longjmp_chk __realpath_chk __getcwd_chk
+__fdelt_chk __read_chk __open_2 __open64_2 __poll_chk __longjmp_chk
 __sprintf_chk __memcpy_chk_fail __chk_fail __builtin_unreachable
 """, NONE)
 for _i in ("lifetime.start lifetime.end dbg.declare dbg.value dbg.label dbg.assign va_end assume expect "
@@ -338,7 +392,7 @@ MODELS["timer_create"] = (("alloc_out", 2), ("call", "*+1", ("*1",)))
 # readv/writev and relatives move bytes between a file and the buffers of the
 # iovec array, like read/write: no pointer changes (as for the rest below)
 _add("""
-readv writev preadv64v2 pwritev64v2 sendfile64 splice copy_file_range
+readv writev preadv pwritev preadv2 pwritev2 preadv64v2 pwritev64v2 sendfile64 splice copy_file_range
 timer_settime timer_delete acl_free acl_set_file flock sync chroot pause truncate64 linkat symlinkat
 mkostemp64 socketpair accept4 getlogin_r ttyname_r endhostent endnetent sethostent setnetent
 semctl semget semop shmctl shmdt shmget msgctl msgget msgrcv msgsnd
@@ -409,6 +463,23 @@ div mul24 mulhi sad prmt fns lohi swap rotate bitcast d2i d2ui d2ll d2ull d2f i2
 ll2f ull2f f2i f2ui f2ll f2ull f2h f2bf16 f2tf32 bf2h ff2bf16x2 ff2f16x2 popc clz brev
 """.split():
     MODELS["llvm.nvvm." + _f] = NONE
+
+
+def _variants(name: str) -> tuple[str, ...]:
+    """The names glibc gives variants of ``name`` with the same arguments in the same
+    places: large-file (``glob64``), fortified (``__fgets_chk``: extra size arguments
+    come last, or are flags in printf-like functions that move no pointer), C99/C23
+    scanf and strtol (``__isoc99_sscanf``) and finite-math (``__exp_finite``)."""
+    return (name + "64", f"__{name}_chk", f"__isoc99_{name}", f"__isoc23_{name}", f"__{name}_finite")
+
+
+for _base in list(MODELS):
+    if not _base.startswith("llvm."):
+        for _v in _variants(_base):
+            MODELS.setdefault(_v, MODELS[_base])
+for _base in list(STATIC_RECORDS):
+    for _v in _variants(_base):
+        STATIC_RECORDS.setdefault(_v, STATIC_RECORDS[_base])
 
 # C++-mangled and plain alias-assertion functions handled by the extractor
 ALIAS_CHECKS = ("MAYALIAS", "NOALIAS", "MUSTALIAS", "PARTIALALIAS", "EXPECTEDFAIL_MAYALIAS",

@@ -74,7 +74,8 @@ def models_text() -> str:
     ``M name effects`` (effects ``;``-separated, items ``,``-separated: ``iK`` an
     integer, ``sTEXT`` a string, ``t...`` a ``|``-separated tuple), ``A name k,k``
     (:data:`~.externals.ALLOC_SIZE_ARGS`), ``R name tag`` (:data:`~.externals.STATIC_RECORDS`,
-    empty tag for None) and ``C name`` (:data:`~.externals.ALIAS_CHECKS`); tab-separated.
+    empty tag for None), ``S tag slots`` (:data:`~.externals.RECORD_SLOTS`) and ``C name``
+    (:data:`~.externals.ALIAS_CHECKS`); tab-separated.
     """
     lines = []
     for name, model in externals.MODELS.items():
@@ -83,6 +84,8 @@ def models_text() -> str:
         lines.append(f"A\t{name}\t" + ",".join(str(k) for k in ks))
     for name, tag in externals.STATIC_RECORDS.items():
         lines.append(f"R\t{name}\t{tag or ''}")
+    for tag, n in externals.RECORD_SLOTS.items():
+        lines.append(f"S\t{tag}\t{n}")
     for name in externals.ALIAS_CHECKS:
         lines.append(f"C\t{name}")
     return "\n".join(lines) + "\n"
@@ -151,6 +154,8 @@ def load(module: ExtractedModule, inputs=()) -> tuple[ConstraintSet, ExtractStat
             stats.unmodelled_calls[f[1]] += int(f[2])
         elif f[0] == "unknown":
             stats.unknown_instructions[f[1]] += int(f[2])
+        elif f[0] == "callback":
+            stats.callbacks[(f[1], f[2])] += int(f[3])
         elif f[0] == "alias_check":
             stats.alias_checks.append(AliasCheck(f[1], int(f[2]), int(f[3]), f[4], f[5]))
         else:

@@ -31,8 +31,11 @@ class ExtractStats:
     instructions : LLVM instructions read
     opcodes : instructions per opcode
     functions_defined, functions_declared, globals : module contents
-    unmodelled_calls : external functions without a model, with call counts
-        (their effects on pointers are not modelled)
+    unmodelled_calls : external functions without a model that can move pointers (a
+        pointer argument or result), with call counts: their results point to an object
+        of their own and into their arguments; other effects are not modelled
+    callbacks : ``(external, function)`` pairs, with counts: a function handed to an
+        unmodelled external, which may call it with what it was given
     unknown_instructions : opcodes the extractor does not know, with counts
     inline_asm : calls to inline assembly (no pointer effect modelled)
     alias_checks : alias assertions found (MAYALIAS, NOALIAS, ...)
@@ -46,6 +49,7 @@ class ExtractStats:
     functions_declared: int = 0
     globals: int = 0
     unmodelled_calls: Counter = field(default_factory=Counter)
+    callbacks: Counter = field(default_factory=Counter)
     unknown_instructions: Counter = field(default_factory=Counter)
     inline_asm: int = 0
     alias_checks: list[AliasCheck] = field(default_factory=list)
@@ -77,4 +81,12 @@ class ExtractStats:
             out.append(f"  {name} x{n}")
         if len(shown) < len(items):
             out.append(f"  ... and {len(items) - len(shown)} more")
+        if self.callbacks:
+            cbs = sorted(self.callbacks.items(), key=lambda kv: (-kv[1], kv[0]))
+            out.append(f"functions handed to unmodelled externals (may be called back): {len(cbs)}")
+            shown = cbs if unmodelled_limit is None else cbs[:unmodelled_limit]
+            for (ext, f), n in shown:
+                out.append(f"  {ext} <- @{f} x{n}")
+            if len(shown) < len(cbs):
+                out.append(f"  ... and {len(cbs) - len(shown)} more")
         return out

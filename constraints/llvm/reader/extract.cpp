@@ -110,6 +110,7 @@ struct Models {
   std::unordered_map<std::string, std::vector<Effect>> models;
   std::unordered_map<std::string, std::vector<int>> allocSizeArgs;
   std::unordered_map<std::string, std::optional<std::string>> staticRecords;
+  std::unordered_map<std::string, int> recordSlots;
   std::vector<std::string> aliasChecks;
 
   static Item parseItem(const std::string &t) {
@@ -158,6 +159,8 @@ struct Models {
           staticRecords[name] = f[2].str();
         else
           staticRecords[name] = std::nullopt;
+      } else if (f[0] == "S") {
+        recordSlots[name] = std::stoi(f[2].str());
       } else if (f[0] == "C") {
         aliasChecks.push_back(name);
       }
@@ -223,8 +226,11 @@ struct Builder {
     return n() - 1;
   }
 
-  int obj(const std::string &name, int slots, int k, int l, const std::vector<std::string> *fieldNames = nullptr) {
+  // builder.Builder.obj (reach <= 0: every slot)
+  int obj(const std::string &name, int slots, int k, int l, const std::vector<std::string> *fieldNames = nullptr,
+          int reach = 0) {
     int total = std::max(slots, 1);
+    int r = reach <= 0 ? total : std::max(1, std::min(reach, total));
     int base = n();
     names += name;
     names += '\0';
@@ -241,7 +247,7 @@ struct Builder {
       }
       names += '\0';
       kind.push_back(FIELD);
-      size.push_back(total - j);
+      size.push_back(j < r ? r - j : j == 1 ? 1 : total - j);
       loc.push_back(l);
     }
     return base;
@@ -409,6 +415,16 @@ struct Types {
     return hasPtrMemo[t] = h;
   }
 
+  bool hasArray(Type *t) {  // types.TypeTable.has_array
+    if (isStruct(t)) {
+      for (Type *f : cast<StructType>(t)->elements())
+        if (hasArray(f))
+          return true;
+      return false;
+    }
+    return isSeq(t);
+  }
+
   void ptrSlots(Type *t, int base, std::vector<int> &out) {
     if (t->isPointerTy()) {
       out.push_back(base);
@@ -539,6 +555,7 @@ struct FuncInfo {
   bool vararg, defined;
   int obj = -1;
   int loc = 0;
+  bool taken = false;  // its address is used as a value (modelBodies)
   int vaSlot() const { return obj + 2 + (int)params.size(); }
 };
 
@@ -572,6 +589,9 @@ private:
   std::vector<std::vector<long>> offsetTables;
   bool offsetTablesBuilt = false;
   std::unordered_map<long, int> windowMemo;
+  std::vector<std::vector<long>> namedOffsetTables;  // namedWindow
+  int namedMaxSlots = 1;
+  std::unordered_map<long, int> namedWindowMemo;
 
   std::vector<FuncInfo> funcList;
   DenseMap<const Function *, int> funcIndex;
@@ -581,7 +601,7 @@ private:
   std::unordered_map<std::string, int> constCache;      // structural key -> node (-1: none)
   std::unordered_map<const Constant *, std::string> constKeyMemo;  // node-based: references stay valid
   std::unordered_map<std::string, int> staticObjs;
-  int escRaw = -1, exc = -1;
+  int escRaw = -1, exc = -1, exportedNode = -1;
 
   // statistics
   long instructions = 0;
@@ -589,6 +609,8 @@ private:
   std::unordered_map<std::string, size_t> unmodelledIndex, unknownIndex;
   std::vector<long> opcodeCounts = std::vector<long>(Instruction::OtherOpsEnd, 0);
   std::vector<unsigned> opcodeOrder;  // opcodes in the order first seen
+  std::vector<std::pair<std::string, long>> callbacks;  // "EXTERNAL\tFUNCTION"
+  std::unordered_map<std::string, size_t> callbackIndex;
   long inlineAsm = 0, definedCount = 0, declaredCount = 0, globalCount = 0;
   struct Check { std::string kind; int a, b; std::string loc, fn; };
   std::vector<Check> checks;
@@ -700,6 +722,8 @@ private:
     return sm ? B.smear(node, name + ".any") : node;
   }
   int window(long nbytes);
+  int namedWindow(long nbytes);
+  std::pair<int, int> objectLayout(Type *ty, long count);
   int heapObject(const std::string &name, std::optional<long> nbytes, int l) {
     int n = !nbytes ? maxSlots : std::max(1, std::min(maxSlots, window(*nbytes)));
     return B.obj(name, n, OBJECT, l);
@@ -714,13 +738,28 @@ private:
     return o;
   }
   int staticObj(const std::string &key);
+  std::optional<int> recordSlots(const std::string &callee);
   int staticTextObj(const std::string &callee) {
     std::string key = callee + "()text";
     auto it = staticObjs.find(key);
     if (it != staticObjs.end())
       return it->second;
-    return staticObjs[key] = B.obj("*" + callee + "()", 1, OBJECT, 0);
+    return staticObjs[key] = B.obj("*" + callee + "()", recordSlots(callee).value_or(1), OBJECT, 0);
   }
+  int unknownObj(const std::string &callee) {  // ModuleExtractor.unknown_obj
+    std::string key = callee + "()unknown";
+    auto it = staticObjs.find(key);
+    if (it != staticObjs.end())
+      return it->second;
+    return staticObjs[key] = heapObject("*" + callee + "()", std::nullopt, 0);
+  }
+  void unmodelledCall(const std::string &callee, const std::vector<int> &args, int result, const std::string &name,
+                      const std::vector<const FuncInfo *> &callbacks);
+  void libraryGlobal(GlobalVariable &g);
+  void modelBodies();
+  void applyModel(const std::string &callee, const std::vector<Effect> &model, const std::vector<int> &args,
+                  const std::function<std::optional<long>(size_t)> &constArg, int result, const std::string &name,
+                  int loc, bool inFunction);
   // dst = v, when v has a node (nodeOf after dst: node ids are numbered in that order)
   void copyFrom(int dst, const Value *v) {
     int src = nodeOf(v);
@@ -757,10 +796,11 @@ private:
   }
   IntSources intSources(const Value *v);
   IntSources constIntSources(const Value *v);
-  void storeInts(const Value *ptr, const Value *v, const std::string &name);
+  void storeInts(const Value *ptr, const Value *v, const std::string &name, bool pointerSized = true);
   void ptrtointGlobals();
   void storeIntLater(const Value *p, const Value *v) {
-    pending.push_back([this, p, v] { storeInts(p, v, fn->name + ":%" + localName(v) + ".any"); });
+    bool sized = v->getType()->isIntegerTy(64);
+    pending.push_back([this, p, v, sized] { storeInts(p, v, fn->name + ":%" + localName(v) + ".any", sized); });
   }
   void intExchange(const Value *p, const Value *v) {  // an atomic exchange of a pointer-sized integer
     pending.push_back([this, p, v] {
@@ -788,6 +828,15 @@ private:
     if (exc < 0)
       exc = B.node("<exception>");
     return exc;
+  }
+  int exported() {  // ModuleExtractor.exported
+    if (exportedNode < 0) {
+      exportedNode = B.node("<exported functions>");
+      for (FuncInfo &fi : funcList)
+        if (fi.defined && !fi.f->hasLocalLinkage())
+          B.addr(exportedNode, fi.obj);
+    }
+    return exportedNode;
   }
   void indirectCall(int fp, const std::vector<int> &args, int result, int nfixed, const std::string &name);
 
@@ -946,8 +995,10 @@ int Extractor::globalNode(const GlobalValue *g) {
     auto it = funcAddr.find(f);
     if (it != funcAddr.end())
       return it->second;
+    FuncInfo &fi = funcList[funcIndex.lookup(f)];
+    fi.taken = true;
     int node = B.node("&@" + globalName(f));
-    B.addr(node, funcList[funcIndex.lookup(f)].obj);
+    B.addr(node, fi.obj);
     return funcAddr[f] = node;
   }
   // an alias or ifunc: a value holding what its aliasee holds (an ifunc: the
@@ -1168,12 +1219,15 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
         vals = {I->getOperand(0), I->getOperand(1)};
       r = IntSources{};
       r.arith = !(I->isCast() || op == Instruction::Freeze || op == Instruction::Select || op == Instruction::PHI);
+      DenseSet<int> seen;  // once each: diamonds would repeat them
       for (const Value *x : vals) {
         if (isa<ConstantInt>(x) || isa<ConstantPointerNull>(x) || isa<UndefValue>(x) || isa<ConstantFP>(x) ||
             isa<ConstantAggregateZero>(x))
           continue;
         IntSources s = isLocal(x) ? intSources(x) : constIntSources(x);
-        r.nodes.insert(r.nodes.end(), s.nodes.begin(), s.nodes.end());
+        for (int n : s.nodes)
+          if (seen.insert(n).second)
+            r.nodes.push_back(n);
         r.arith = r.arith || s.arith;
         r.opaque = r.opaque || s.opaque;
       }
@@ -1204,7 +1258,9 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
 
 // A pointer-sized integer stored to ``ptr``,
 // stored as the pointers it traces back to
-void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name) {
+void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name, bool pointerSized) {
+  if (!pointerSized && !isa<LoadInst>(v))  // _store_int: an i8 only when a load is stored as it is
+    return;
   IntSources s = intSources(v);
   if (s.nodes.empty())
     return;
@@ -1245,7 +1301,23 @@ std::pair<long, bool> Extractor::gepPlan(Type *ty, ArrayRef<IntKey> idx) {
   return {off, false};
 }
 
-// How many slots nbytes bytes may touch: the most of any named struct or global type
+// The most slots of any of ``tables`` (slot byte offsets, longest first) within nbytes
+// consecutive bytes; at least 1, at most nbytes (window and named_window)
+static int mostSlotsIn(const std::vector<std::vector<long>> &tables, long nbytes) {
+  long w = 1;
+  long reach = std::min(nbytes, 1L << 48);  // past every offset either way, and no overflow
+  for (auto &offs : tables) {
+    if ((long)offs.size() <= w)
+      break;
+    for (size_t j = 0; j < offs.size(); ++j) {
+      long k = std::lower_bound(offs.begin(), offs.end(), offs[j] + reach) - offs.begin() - (long)j;
+      w = std::max(w, k);
+    }
+  }
+  return (int)std::max(1L, std::min(w, nbytes));
+}
+
+// ModuleExtractor.window: most slots of any named struct or global type inside nbytes bytes
 int Extractor::window(long nbytes) {
   if (nbytes <= 0)
     return maxSlots;
@@ -1269,18 +1341,7 @@ int Extractor::window(long nbytes) {
     offsetTables = std::move(tables);
     offsetTablesBuilt = true;
   }
-  long w = 1;
-  long reach = std::min(nbytes, 1L << 48);  // past every offset either way, and no overflow
-  for (auto &offs : offsetTables) {
-    if ((long)offs.size() <= w)
-      break;
-    for (size_t j = 0; j < offs.size(); ++j) {
-      long k = std::lower_bound(offs.begin(), offs.end(), offs[j] + reach) - offs.begin() - (long)j;
-      w = std::max(w, k);
-    }
-  }
-  w = std::max(1L, std::min(w, nbytes));
-  return windowMemo[nbytes] = (int)w;
+  return windowMemo[nbytes] = mostSlotsIn(offsetTables, nbytes);
 }
 
 // The library-owned object of a callee (getenv's string, getpwnam's struct): a C record
@@ -1289,28 +1350,57 @@ int Extractor::staticObj(const std::string &key) {
   auto it = staticObjs.find(key);
   if (it != staticObjs.end())
     return it->second;
-  std::optional<int> slots;
-  auto rec = models.staticRecords.find(key);
-  if (rec != models.staticRecords.end()) {
-    slots = 1;
-    if (rec->second) {
-      std::string name = "struct." + *rec->second;
-      for (StructType *s : namedTypes) {
-        if (s->isOpaque())
-          continue;
-        std::string t = printedName(s->getName());
-        bool numbered = false;
-        if (StringRef(t).starts_with(name + ".")) {
-          StringRef tail = StringRef(t).drop_front(name.size() + 1);
-          numbered = !tail.empty() && all_of(tail, isDigit);
-        }
-        if (t == name || numbered)
-          slots = std::max(*slots, T.nSlots(s));
-      }
-    }
-  }
-  int o = selfLinked("*" + key + "()", 0, slots);
+  int o = selfLinked("*" + key + "()", 0, recordSlots(key));
   return staticObjs[key] = o;
+}
+
+// ModuleExtractor._record_slots
+std::optional<int> Extractor::recordSlots(const std::string &callee) {
+  auto rec = models.staticRecords.find(callee);
+  if (rec == models.staticRecords.end())
+    return std::nullopt;
+  if (!rec->second)
+    return 1;
+  auto floor = models.recordSlots.find(*rec->second);
+  int slots = floor == models.recordSlots.end() ? 1 : floor->second;
+  std::string name = "struct." + *rec->second;
+  for (StructType *s : namedTypes) {
+    if (s->isOpaque())
+      continue;
+    std::string t = printedName(s->getName());
+    bool numbered = false;
+    if (StringRef(t).starts_with(name + ".")) {
+      StringRef tail = StringRef(t).drop_front(name.size() + 1);
+      numbered = !tail.empty() && all_of(tail, isDigit);
+    }
+    if (t == name || numbered)
+      slots = std::max(slots, T.nSlots(s));
+  }
+  return slots;
+}
+
+// ModuleExtractor.named_window
+int Extractor::namedWindow(long nbytes) {
+  if (nbytes <= 0)
+    return namedMaxSlots;
+  auto hit = namedWindowMemo.find(nbytes);
+  if (hit != namedWindowMemo.end())
+    return hit->second;
+  return namedWindowMemo[nbytes] = mostSlotsIn(namedOffsetTables, nbytes);
+}
+
+// ModuleExtractor.object_layout: {slots, reach} (count < 0: unknown; reach 0: every slot)
+std::pair<int, int> Extractor::objectLayout(Type *ty, long count) {
+  int n = T.nSlots(ty);
+  if (count == 1 && !T.hasArray(ty))
+    return {n, 0};
+  long nbytes = -1;
+  if (count >= 0) {
+    __int128 total = (__int128)T.sizeAlign(ty).first * count;
+    nbytes = total > (1L << 48) ? (1L << 48) : (long)total;
+  }
+  int k = namedWindow(nbytes);
+  return k <= n ? std::pair<int, int>{n, 0} : std::pair<int, int>{k, n};
 }
 
 // A call through fp: store each actual into its slot, load the return slot
@@ -1358,11 +1448,24 @@ void Extractor::declare() {
     if (!s->isOpaque())
       maxSlots = std::max(maxSlots, T.nSlots(s));
   }
+  namedMaxSlots = maxSlots;
+  for (StructType *s : namedTypes) {
+    if (s->isOpaque())
+      continue;
+    std::vector<long> offs;
+    T.slotOffsets(s, 0, offs);
+    if (offs.size() > 1 && std::find(namedOffsetTables.begin(), namedOffsetTables.end(), offs) == namedOffsetTables.end())
+      namedOffsetTables.push_back(std::move(offs));
+  }
+  std::stable_sort(namedOffsetTables.begin(), namedOffsetTables.end(),
+                   [](auto &a, auto &b) { return a.size() > b.size(); });
   for (GlobalVariable &g : M.globals()) {
     std::string name = globalName(&g);
     MDNode *dbg = g.getMetadata(LLVMContext::MD_dbg);
     int l = dbg ? mdLocation(dbg) : 0;
-    int obj = B.obj("*@" + name, T.nSlots(g.getValueType()), OBJECT, l);
+    auto [slots, reach] = g.isConstant() ? std::pair<int, int>{T.nSlots(g.getValueType()), 0}
+                                         : objectLayout(g.getValueType(), 1);
+    int obj = B.obj("*@" + name, slots, OBJECT, l, nullptr, reach);
     int addr = B.node("@" + name, VALUE, l);
     B.addr(addr, obj);
     globalObj[&g] = obj;
@@ -1417,7 +1520,9 @@ void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
     if (auto *gv = dyn_cast<GlobalVariable>(v)) {
       B.addr(obj + slot, globalObj.lookup(gv));
     } else if (auto *f = dyn_cast<Function>(v)) {
-      B.addr(obj + slot, funcList[funcIndex.lookup(f)].obj);
+      FuncInfo &fi = funcList[funcIndex.lookup(f)];
+      fi.taken = true;
+      B.addr(obj + slot, fi.obj);
     } else {
       copyFrom(obj + slot, v);
     }
@@ -1488,6 +1593,9 @@ void Extractor::run() {
   for (GlobalVariable &g : M.globals())
     if (g.hasInitializer())
       initGlobal(g.getValueType(), g.getInitializer(), globalObj[&g], 0);
+  for (GlobalVariable &g : M.globals())
+    if (!g.hasInitializer())
+      libraryGlobal(g);
   uint64_t total = 0, done = 0, next = 0;
   if (progress != nullptr)
     for (FuncInfo &fi : funcList)
@@ -1507,6 +1615,66 @@ void Extractor::run() {
         next = done + total / 100;
       }
     }
+  fn = nullptr;
+  cur = nullptr;
+  modelBodies();
+}
+
+// ModuleExtractor.library_global
+void Extractor::libraryGlobal(GlobalVariable &g) {
+  std::vector<int> ptrs;
+  T.ptrSlots(g.getValueType(), 0, ptrs);
+  if (ptrs.empty())
+    return;
+  std::string name = globalName(&g);
+  int o = selfLinked("*@" + name + ".lib", 0, recordSlots(name).value_or(1));
+  for (int k : ptrs)
+    B.addr(globalObj[&g] + k, o);
+}
+
+// ModuleExtractor.model_bodies
+void Extractor::modelBodies() {
+  for (FuncInfo &fi : funcList) {
+    if (fi.defined || !fi.taken ||
+        std::find(models.aliasChecks.begin(), models.aliasChecks.end(), fi.name) != models.aliasChecks.end())
+      continue;
+    int F = fi.obj;
+    std::vector<int> args;
+    for (size_t k = 0; k < fi.params.size(); ++k)
+      args.push_back(T.hasPtr(fi.params[k]) ? F + 2 + (int)k : -1);
+    if (fi.vararg)
+      args.insert(args.end(), 8, fi.vaSlot());
+    int result = fi.f->getReturnType()->isPointerTy() ? F + 1 : -1;
+    std::string name = "@" + fi.name + ".model";
+    const std::vector<Effect> *model = models.modelFor(fi.name);
+    if (model == nullptr)
+      unmodelledCall(fi.name, args, result, name, {});
+    else
+      applyModel(fi.name, *model, args, [](size_t) { return std::optional<long>(); }, result, name, 0, false);
+  }
+}
+
+// ModuleExtractor.unmodelled
+void Extractor::unmodelledCall(const std::string &callee, const std::vector<int> &args, int result,
+                               const std::string &name, const std::vector<const FuncInfo *> &callbacks) {
+  if (result < 0 && callbacks.empty())
+    return;
+  int given = -1;
+  for (int a : args)
+    if (a >= 0) {
+      if (given < 0)
+        given = B.node(name + ".given");
+      B.copy(given, a);
+    }
+  if (result >= 0) {
+    B.addr(result, unknownObj(callee));
+    if (given >= 0)
+      B.copy(result, B.smear(given, name + ".returned"));
+  }
+  if (given >= 0)
+    for (const FuncInfo *target : callbacks)
+      for (size_t k = 0; k < target->params.size(); ++k)
+        B.copy(target->obj + 2 + (int)k, given);
 }
 
 void Extractor::runFunction(FuncInfo &fi) {
@@ -1596,7 +1764,15 @@ void Extractor::instruction(const Instruction &I) {
   case Instruction::Alloca: {
     auto &A = cast<AllocaInst>(I);
     Type *ty = A.getAllocatedType();
-    int obj = B.obj("*" + fn->name + ":%" + localName(&I), T.nSlots(ty), OBJECT, curLoc());
+    long count = 1;  // "T, i64 N": N values of T (-1: not a constant)
+    if (A.isArrayAllocation()) {
+      auto *c = dyn_cast<ConstantInt>(A.getArraySize());
+      count = c == nullptr ? -1 : intKey(c).k;
+      if (c != nullptr && count < 0)
+        count = 0;  // a negative count: as unknown as none
+    }
+    auto [slots, reach] = objectLayout(ty, count);
+    int obj = B.obj("*" + fn->name + ":%" + localName(&I), slots, OBJECT, curLoc(), nullptr, reach);
     allocaObj[&I] = obj;
     allocaType[&I] = ty;
     B.addr(local(&I), obj);
@@ -1770,13 +1946,13 @@ void Extractor::iStore(const StoreInst &I) {
       return;
     }
     if (!T.hasPtr(ty)) {
-      if (ty->isIntegerTy(64) && isLocal(v))
+      if ((ty->isIntegerTy(64) || ty->isIntegerTy(8)) && isLocal(v))  // extractor._carries_bytes
         storeIntLater(p, v);
       return;
     }
   }
   if (!T.hasPtr(ty)) {
-    if (ty->isIntegerTy(64) && isLocal(v))
+    if ((ty->isIntegerTy(64) || ty->isIntegerTy(8)) && isLocal(v))
       storeIntLater(p, v);
     return;
   }
@@ -1925,24 +2101,37 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
   for (const Use &a : I.args())
     argv.push_back(a.get());
   if (model == nullptr) {
-    count(unmodelled, unmodelledIndex, callee);
-    std::vector<const Function *> fargs;  // functions handed to unknown code may be called back
+    bool moves = result >= 0;  // a pointer in or out: else nothing to model or report
     for (const Value *v : argv)
-      if (auto *f = dyn_cast<Function>(unwrapped(v)))
-        fargs.push_back(f);
-    if (!fargs.empty()) {
-      int given = B.node(name + ".given");
-      for (int a : args)
-        if (a >= 0)
-          B.copy(given, a);
-      for (const Function *f : fargs) {
-        FuncInfo &target = funcList[funcIndex.lookup(f)];
-        for (size_t k = 0; k < target.params.size(); ++k)
-          B.copy(target.obj + 2 + (int)k, given);
+      moves = moves || T.hasPtr(v->getType());
+    if (!moves)
+      return;
+    count(unmodelled, unmodelledIndex, callee);
+    std::vector<const FuncInfo *> fargs;  // functions handed to unknown code may be called back
+    for (const Value *v : argv)
+      if (auto *f = dyn_cast<Function>(unwrapped(v))) {
+        fargs.push_back(&funcList[funcIndex.lookup(f)]);
+        count(callbacks, callbackIndex, callee + "\t" + globalName(f));
       }
-    }
+    unmodelledCall(callee, args, result, name, fargs);
     return;
   }
+  auto constArg = [&](size_t k) -> std::optional<long> {  // ("i", k) argument values
+    if (k >= argv.size())
+      return std::nullopt;
+    auto *ci = dyn_cast<ConstantInt>(argv[k]);
+    if (ci == nullptr || ci->getBitWidth() == 1)
+      return std::nullopt;
+    IntKey v = intKey(ci);  // past 64 bits: the furthest 64-bit value of its sign
+    return v.big ? (ci->isNegative() ? INT64_MIN : INT64_MAX) : v.k;
+  };
+  applyModel(callee, *model, args, constArg, result, name, curLoc(), true);
+}
+
+// ModuleExtractor.apply_model (loc: where its objects are; inFunction: a call site, not a body)
+void Extractor::applyModel(const std::string &callee, const std::vector<Effect> &model, const std::vector<int> &args,
+                           const std::function<std::optional<long>(size_t)> &constArg, int result,
+                           const std::string &name, int loc, bool inFunction) {
   auto arg = [&](long k) { return k < (long)args.size() ? args[k] : -1; };
   auto ref = [&](const Item &r) -> int {
     if (r.isInt)
@@ -1967,16 +2156,7 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     }
     return B.smear(a, name + ".elem");
   };
-  auto constArg = [&](size_t k) -> std::optional<long> {  // ("i", k) argument values
-    if (k >= argv.size())
-      return std::nullopt;
-    auto *ci = dyn_cast<ConstantInt>(argv[k]);
-    if (ci == nullptr || ci->getBitWidth() == 1)
-      return std::nullopt;
-    IntKey v = intKey(ci);  // past 64 bits: the furthest 64-bit value of its sign
-    return v.big ? (ci->isNegative() ? INT64_MIN : INT64_MAX) : v.k;
-  };
-  for (const Effect &eff : *model) {
+  for (const Effect &eff : model) {
     const std::string &kind = eff[0].s;
     if (kind == "alloc") {
       if (result < 0)
@@ -1997,13 +2177,13 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
         if (known)
           nbytes = (long)total;
       }
-      int obj = heapObject("*" + name, nbytes, curLoc());
+      int obj = heapObject("*" + name, nbytes, loc);
       B.addr(result, obj);
     } else if (kind == "alloc_out") {
       int dst = ref(eff[1]);
       if (dst >= 0) {
-        int obj = eff.size() == 3 && eff[2].s == "linked" ? selfLinked("*" + name + ".out", curLoc(), std::nullopt)
-                                                          : heapObject("*" + name + ".out", std::nullopt, curLoc());
+        int obj = eff.size() == 3 && eff[2].s == "linked" ? selfLinked("*" + name + ".out", loc, std::nullopt)
+                                                          : heapObject("*" + name + ".out", std::nullopt, loc);
         int t = B.node(name + ".out");
         B.addr(t, obj);
         B.store(dst, t);
@@ -2011,7 +2191,8 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     } else if (kind == "alloc_into") {
       int dst = ref(eff[1]);
       if (dst >= 0) {
-        int obj = heapObject("*" + name + ".into", std::nullopt, curLoc());
+        int obj = eff.size() == 3 && eff[2].s == "linked" ? selfLinked("*" + name + ".into", loc, std::nullopt)
+                                                          : heapObject("*" + name + ".into", std::nullopt, loc);
         int t = B.node(name + ".into");
         B.addr(t, obj);
         B.store(B.smear(dst, name + ".fields"), t);
@@ -2037,6 +2218,12 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     } else if (kind == "ret_kept") {
       if (result >= 0)
         B.copy(result, staticObj(eff.size() > 1 ? eff[1].s : callee));
+    } else if (kind == "ret_exported") {
+      if (result >= 0 && eff[1].k < (long)args.size() && args[eff[1].k] < 0 && inFunction)
+        B.copy(result, exported());  // a null handle (at a call site, not in a body)
+    } else if (kind == "store_exported") {
+      if (result >= 0 && eff[1].k < (long)args.size() && args[eff[1].k] < 0 && inFunction)
+        B.store(result, exported());
     } else if (kind == "ret_arg") {
       int a = ref(eff[1]);
       if (result >= 0 && a >= 0)
@@ -2050,10 +2237,8 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
       int s = ref(eff[2]);
       if (d >= 0 && s >= 0) {
         long nbytes = -1;  // window(<= 0) is window(None)
-        if (argv.size() > 2 && eff[1].isInt && eff[1].k == 0 && isa<ConstantInt>(argv[2])) {
-          IntKey size = intKey(argv[2]);
-          nbytes = size.big ? (size.c->isNegative() ? -1 : INT64_MAX) : size.k;
-        }
+        if (eff[1].isInt && eff[1].k == 0)
+          nbytes = constArg(2).value_or(-1);
         int width = window(nbytes);
         for (int k = 0; k < width; ++k) {
           int t = B.node(name + ".copy" + std::to_string(k));
@@ -2089,7 +2274,7 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
         B.copy(exception(), a);
     } else if (kind == "va_start") {
       int a = ref(eff[1]);
-      if (a >= 0 && fn->vararg) {
+      if (a >= 0 && inFunction && fn->vararg) {
         int t = B.node(fn->name + ":va_start");
         B.addr(t, fn->vaSlot());
         B.store(B.smear(a, fn->name + ":va_list"), t);
@@ -2129,6 +2314,8 @@ void Extractor::write(raw_ostream &out) {
     st << "unmodelled\t" << name << "\t" << n << "\n";
   for (auto &[name, n] : unknown)
     st << "unknown\t" << name << "\t" << n << "\n";
+  for (auto &[key, n] : callbacks)
+    st << "callback\t" << key << "\t" << n << "\n";
   for (auto &c : checks)
     st << "alias_check\t" << c.kind << "\t" << c.a << "\t" << c.b << "\t" << c.loc << "\t" << c.fn << "\n";
   st.flush();

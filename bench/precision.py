@@ -1,0 +1,345 @@
+"""Precision and soundness of the front end on the corpus: set sizes, empty sets, lost objects.
+
+Usage::
+
+    python3 bench/precision.py [PROGRAM ...] [--code DIR] [--label NAME] [--timeout-s S]
+                               [--save-baseline DIR] [--baseline DIR] [--out bench/results/precision]
+
+For every corpus program (``.corpus/P/P.bc``; default: every one there) it extracts
+(``constraints.llvm.extract_with_stats``), solves with the cpu backend, and reports:
+
+* ``named_pointers``: value nodes named after an LLVM value (``F:%X``, ``@G``), the extractor's
+  temporaries left out (:func:`named_pointers` says how they are told apart);
+* ``avg_set_objects``: their average points-to set size at object level (a field slot counts as
+  its object; each object once);
+* ``final_facts``: points-to facts of every node at slot level (the solution's size);
+* ``empty_named``: named pointers with an empty set;
+* with ``--baseline DIR`` (a directory written by ``--save-baseline``, typically with ``--code``
+  naming a checkout of an older front end): ``lost_pointers``, the named pointers present in both
+  whose set lost an object (objects matched by name), and a sample of them with the lost objects.
+
+Each program runs in a child process with ``--timeout-s`` (the large ones solve for minutes on a
+2-core machine, or exhaust its memory); a program that runs out of time is reported as such.
+``--code DIR`` runs the extraction and the solver of another checkout (``DIR`` goes first on the
+child's ``sys.path``), so ``--code /path/to/main --save-baseline B`` records the old front end's
+sets, and a later run of this checkout with ``--baseline B`` compares against them.
+
+Results: ``OUT.csv`` (one row per program and label; rows of other programs and labels already there
+are kept), ``OUT-lost.json`` (the samples of lost objects, likewise) and ``OUT.md`` (all rows, then
+the samples), with machine, date and commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FIELDS = ("program", "label", "commit", "status", "instructions", "nodes", "named_pointers", "avg_set_objects",
+          "final_facts", "empty_named", "lost_pointers", "lost_objects", "extract_s", "solve_s", "date", "machine",
+          "empty_by_definition")
+
+# names the extractors give their temporaries: F:%X followed by one of these
+_TEMP = re.compile(r"\.(?:gep|any|slot\d+|icall|int|asptr|va_area|va_list|va_args|given|deref|deref_any|elem|into"
+                   r"|out|fields|advanced|copy\d+|src\d+|dst\d+|callback|static|va_copy|va_src|va_dst|new|move\d+"
+                   r"|ret|arg\d+|unknown|returned|model)(?:[.+].*)?$")
+
+
+def named_pointers(names, kinds) -> list[int]:
+    """Ids of the value nodes named after an LLVM value: ``F:%X`` or ``@G``.
+
+    The extractors name their temporaries ``F:%X.SUFFIX`` with a suffix from a fixed list
+    (``.gep``, ``.any``, ``.slot1``, ``.icall.arg0``, ...), and those of a modelled external's
+    body ``@F.model...``: those are left out, as are nodes
+    without a ``%`` (``F:call.G``, ``<exception>``) and ``&@F`` (a function's address). An LLVM
+    name that happens to end like a temporary (``%x.any``) is left out too; both runs of a
+    comparison apply the same rule.
+    """
+    out = []
+    for i, (name, k) in enumerate(zip(names, kinds)):
+        if k != 0:
+            continue
+        if name.startswith("@"):
+            if _TEMP.search(name) is None:  # @f.model...: a modelled external's body (model_bodies)
+                out.append(i)
+        elif ":%" in name and _TEMP.search(name, name.index(":%")) is None:
+            out.append(i)
+    return out
+
+
+def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: bool = False) -> dict:
+    """Extract and solve one program; the row (and the lost-object sample) as a dict."""
+    import numpy as np
+
+    import andersen_gpu
+    from constraints.llvm import extract_with_stats
+
+    t0 = time.perf_counter()
+    cs, stats = extract_with_stats([bc])
+    t1 = time.perf_counter()
+    sol = andersen_gpu.solve(cs, backend="cpu")
+    t2 = time.perf_counter()
+    kinds = np.asarray(cs.kind)
+    n = cs.n_nodes
+    is_obj = (kinds == 1) | (kinds == 3)
+    base = np.maximum.accumulate(np.where(is_obj, np.arange(n), -1))  # a field's object: the last object before it
+    names = cs.names
+    ptrs = np.asarray(named_pointers(names, kinds.tolist()), np.int64)
+    node_set = sol.node_set
+    sets_of = node_set[ptrs]
+    used = np.unique(sets_of)
+    obj_sets = {}
+    for s in used.tolist():
+        lo, hi = sol.set_indptr[s], sol.set_indptr[s + 1]
+        obj_sets[s] = np.unique(base[sol.set_indices[lo:hi]])
+    sizes = np.array([len(obj_sets[s]) for s in sets_of.tolist()], np.int64)
+    row = {"instructions": stats.instructions, "nodes": n, "named_pointers": len(ptrs),
+           "avg_set_objects": round(float(sizes.mean()), 2) if len(sizes) else 0.0,
+           "final_facts": int(np.diff(sol.set_indptr)[node_set].sum()),
+           "empty_named": int((sizes == 0).sum()), "extract_s": round(t1 - t0, 1), "solve_s": round(t2 - t1, 1)}
+    if save is not None:
+        # object-level sets over object names, one per distinct set, and each pointer's set
+        objs = sorted({int(o) for a in obj_sets.values() for o in a.tolist()})
+        oid = {o: k for k, o in enumerate(objs)}
+        order = sorted(obj_sets)
+        sid = {s: k for k, s in enumerate(order)}
+        indptr = np.zeros(len(order) + 1, np.int64)
+        indptr[1:] = np.cumsum([len(obj_sets[s]) for s in order])
+        indices = np.concatenate([np.array([oid[o] for o in obj_sets[s].tolist()], np.int32) for s in order]) \
+            if order else np.zeros(0, np.int32)
+        np.savez_compressed(save, ptr_names=np.array([names[i] for i in ptrs.tolist()]),
+                            ptr_set=np.array([sid[s] for s in sets_of.tolist()], np.int32),
+                            obj_names=np.array([names[o] for o in objs]), set_indptr=indptr, set_indices=indices)
+    if baseline is not None and baseline.is_file():
+        row.update(_compare(np.load(baseline), names, ptrs, sets_of, obj_sets))
+    if explain:
+        empty = ptrs[sizes == 0].tolist()
+        row["empty_by_definition"] = "; ".join(f"{k} {v}" for k, v in explain_empty(bc, names, empty).items())
+    return row
+
+
+def explain_empty(bc: Path, names, empty_ids) -> dict:
+    """Count the named pointers with an empty set by what defines them in the IR text.
+
+    ``argument of an uncalled function``: no call site names the function and its address is
+    never taken (dead code: nothing flows in at run time either); ``argument``: the function is
+    called, but no caller passes a pointer to it (null, or a pointer with an empty set itself);
+    otherwise the defining opcode (``load``: memory into which no pointer is ever stored;
+    ``phi``/``select``/``getelementptr``/casts: of such values or of null; ``call``: a function
+    that returns only such values or null).
+    """
+    import re
+    import subprocess
+
+    text = subprocess.run(["llvm-dis-19", str(bc), "-o", "-"], capture_output=True, text=True, check=True).stdout
+    defs, params, used = {}, {}, set()
+    fn = None
+    ident = r'(?:"[^"]*"|[-\w$.]+)'
+    for line in text.split("\n"):
+        if line.startswith("define "):
+            m = re.search(r"@(" + ident + r")\(", line)
+            fn = m.group(1).strip('"') if m else None
+            if fn is not None:
+                for pm in re.finditer(r"%(" + ident + r")(?=[,)])", line[m.end():]):
+                    params[f"{fn}:%{pm.group(1)}"] = fn
+        elif line.startswith("}"):
+            fn = None
+        elif fn is not None and line.startswith("  %"):
+            eq = line.find(" = ")
+            if eq > 0:
+                words = line[eq + 3:].split()
+                while words and words[0] in ("tail", "musttail", "notail"):
+                    words = words[1:]
+                defs[f"{fn}:%{line[3:eq]}"] = words[0] if words else "?"
+        for um in re.finditer(r"@(" + ident + r")", line if not line.startswith("define ") else ""):
+            used.add(um.group(1).strip('"'))
+    out: dict = {}
+    for i in empty_ids:
+        n = names[i]
+        if n in params:
+            why = "argument" if params[n] in used else "argument of an uncalled function"
+        elif n.startswith("@"):
+            why = "global address"
+        else:
+            why = defs.get(n, "?")
+        out[why] = out.get(why, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
+    """Named pointers whose set lost an object against a saved baseline (objects by name)."""
+    import numpy as np
+
+    old_sets = old["set_indptr"], old["set_indices"]
+    old_obj = {str(x): k for k, x in enumerate(old["obj_names"].tolist())}
+    old_ptr = {str(x): int(s) for x, s in zip(old["ptr_names"].tolist(), old["ptr_set"].tolist())}
+    mapped = {}
+    lost_by_pair = {}
+    lost_ptrs, lost_total, rows = 0, 0, []
+    for i, s in zip(ptrs.tolist(), sets_of.tolist()):
+        o = old_ptr.get(names[i])
+        if o is None:
+            continue
+        key = (o, s)
+        lost = lost_by_pair.get(key)
+        if lost is None:
+            if s not in mapped:
+                mapped[s] = {old_obj.get(names[z], -1) for z in obj_sets[s].tolist()}
+            before = old_sets[1][old_sets[0][o]:old_sets[0][o + 1]].tolist()
+            lost = lost_by_pair[key] = [x for x in before if x not in mapped[s]]
+        if lost:
+            lost_ptrs += 1
+            lost_total += len(lost)
+            if len(rows) < sample:
+                objs = old["obj_names"]
+                rows.append({"pointer": names[i], "lost": len(lost), "before": int(old_sets[0][o + 1] - old_sets[0][o]),
+                             "after": len(obj_sets[s]), "objects": ", ".join(str(objs[x]) for x in lost[:4])})
+    return {"lost_pointers": lost_ptrs, "lost_objects": lost_total, "lost_sample": rows}
+
+
+def _child(args) -> int:
+    if args.code:
+        sys.path.insert(0, str(Path(args.code).resolve()))
+    else:
+        sys.path.insert(0, str(ROOT))
+    p = args.programs[0]
+    bc = Path(args.corpus) / p / f"{p}.bc"
+    save = Path(args.save_baseline) / f"{p}.npz" if args.save_baseline else None
+    base = Path(args.baseline) / f"{p}.npz" if args.baseline else None
+    row = measure(bc, base, save, args.explain_empty)
+    Path(args.child_out).write_text(json.dumps(row))
+    return 0
+
+
+def _code_commit(code: "str | None") -> str:
+    if code is None:
+        sys.path.insert(0, str(ROOT))
+        from bench._env import commit
+        return commit()
+    try:
+        return subprocess.run(["git", "-C", code, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("programs", nargs="*", help="corpus programs (default: every .corpus/P/P.bc)")
+    ap.add_argument("--corpus", default=str(ROOT / ".corpus"))
+    ap.add_argument("--code", help="checkout whose front end and solver to run (default: this one)")
+    ap.add_argument("--label", default="after", help="the rows' label (e.g. before / after)")
+    ap.add_argument("--timeout-s", type=float, default=900.0, help="per program")
+    ap.add_argument("--save-baseline", help="directory: write each program's object-level sets there")
+    ap.add_argument("--baseline", help="directory written by --save-baseline: count lost objects against it")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "precision"))
+    ap.add_argument("--explain-empty", action="store_true",
+                    help="count the empty named pointers by what defines them (explain_empty)")
+    ap.add_argument("--child-out", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child_out:
+        return _child(args)
+    corpus = Path(args.corpus)
+    programs = args.programs or sorted(p.name for p in corpus.iterdir() if (p / f"{p.name}.bc").is_file())
+    if args.save_baseline:
+        Path(args.save_baseline).mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(ROOT))
+    from bench._env import host
+    import datetime
+    machine, code_commit = host(), _code_commit(args.code)
+    rows, samples = [], {}
+    for p in programs:
+        out = Path(args.out).parent / f".precision-{p}.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), p, "--child-out", str(out), "--corpus", str(corpus)]
+        for opt in ("code", "save_baseline", "baseline"):
+            if getattr(args, opt):
+                cmd += [f"--{opt.replace('_', '-')}", str(Path(getattr(args, opt)).resolve())]
+        if args.explain_empty:
+            cmd.append("--explain-empty")
+        row = {"program": p, "label": args.label, "commit": code_commit, "machine": machine,
+               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M+00:00")}
+        t0 = time.perf_counter()
+        try:
+            r = subprocess.run(cmd, timeout=args.timeout_s, capture_output=True, text=True)
+            if r.returncode == 0:
+                got = json.loads(out.read_text())
+                samples[p] = got.pop("lost_sample", [])
+                row.update(got, status="ok")
+            else:
+                row["status"] = f"failed ({r.returncode}): " + (r.stderr.strip().splitlines() or [""])[-1][:120]
+        except subprocess.TimeoutExpired:
+            row["status"] = f"timeout after {args.timeout_s:.0f} s"
+        finally:
+            out.unlink(missing_ok=True)
+        print(f"{p:12s} {row['status']:10s} {time.perf_counter() - t0:7.1f} s  " +
+              "  ".join(f"{k}={row[k]}" for k in FIELDS[6:12] if k in row), flush=True)
+        rows.append(row)
+    _write(Path(args.out), rows, samples, args)
+    return 0
+
+
+def _write(out: Path, rows, samples, args) -> None:
+    lost_path = out.parent / f"{out.name}-lost.json"  # the samples of every run, by program and label
+    kept = json.loads(lost_path.read_text()) if lost_path.is_file() else {}
+    kept.update({f"{p}\t{args.label}": rows_ for p, rows_ in samples.items()})
+    lost_path.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+    csv_path = out.with_suffix(".csv")
+    keep = []
+    if csv_path.is_file():
+        with open(csv_path, newline="") as f:
+            keep = [r for r in csv.DictReader(f) if (r["program"], r["label"]) not in
+                    {(x["program"], x["label"]) for x in rows}]
+    allrows = keep + [{k: r.get(k, "") for k in FIELDS} for r in rows]
+    with open(csv_path, "w", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        w.writerows(allrows)
+    sys.path.insert(0, str(ROOT))
+    lines = ["# Front-end precision and soundness on the corpus", "",
+             "`python3 bench/precision.py` (`bench/precision.py`'s docstring defines each column): extraction, then the "
+             "cpu backend; `avg_set_objects` over named pointers at object level; `final_facts` at slot level over every "
+             "node; `lost_pointers`: named pointers whose set lost an object against the baseline (the `before` run's "
+             "sets). Machine and date per row in the CSV. `NOTES.precision.md` beside this file reads the table.", "",
+             "| program | label | commit | status | named_pointers | avg_set_objects | final_facts | empty_named | "
+             "lost_pointers | lost_objects | extract_s | solve_s |",
+             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    order = {}
+    for r in allrows:
+        order.setdefault(r["program"], len(order))
+    for r in sorted(allrows, key=lambda r: (order[r["program"]], r["label"] != "before", r["label"])):
+        def fmt(k):
+            v = r.get(k, "")
+            try:
+                if k in ("extract_s", "solve_s"):
+                    return f"{float(v):,.1f}"
+                return f"{float(v):,.2f}" if k == "avg_set_objects" else f"{int(float(v)):,}"
+            except (TypeError, ValueError):
+                return str(v)
+        lines.append("| " + " | ".join([r["program"], r["label"], r["commit"], r["status"]] +
+                                      [fmt(k) for k in FIELDS[6:14]]) + " |")
+    explained = [r for r in allrows if r.get("empty_by_definition")]
+    if explained:
+        lines += ["", "## Empty named pointers by what defines them (`--explain-empty`)", "",
+                  "| program | label | empty_named | by definition |", "| --- | --- | ---: | --- |"]
+        lines += [f"| {r['program']} | {r['label']} | {r['empty_named']} | {r['empty_by_definition']} |"
+                  for r in explained]
+    for key, rows_ in sorted(kept.items()):
+        if not rows_:
+            continue
+        p, label = key.split("\t")
+        lines += ["", f"## {p}: pointers whose set lost objects ({label} against the baseline; first {len(rows_)})",
+                  "", "| pointer | lost | before | after | lost objects (first 4) |", "| --- | ---: | ---: | ---: | --- |"]
+        lines += [f"| `{x['pointer']}` | {x['lost']} | {x['before']} | {x['after']} | {x['objects']} |" for x in rows_]
+    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
