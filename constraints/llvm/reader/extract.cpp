@@ -33,7 +33,9 @@
 //   slot at or after it where arithmetic took part). Where the integer may
 //   also be one of no pointer origin (a constant, input, a hash: a load, an
 //   argument, a call result, anything not traced) the inttoptr points to the
-//   int-to-pointer object too (ConstraintSet.int_to_pointer);
+//   int-to-pointer object too (ConstraintSet.int_to_pointer). The difference
+//   of two pointers converted in the subtraction itself (C's p - q) is a
+//   distance: it carries neither;
 // * exceptions: __cxa_throw/resume feed one exception node that every
 //   landingpad reads; va_start points the va_list at the function's @f#va
 //   slot, which receives every variadic actual;
@@ -814,6 +816,10 @@ private:
   int intNode(const Value *v) { return B.node(fn->name + ":%" + localName(v) + ".int", VALUE, curLoc()); }
   void intCallResult(const CallBase &I, int node);
   void intArgsLater(const CallBase &I);
+  static bool isPtrToInt(const Value *v) {  // an instruction or a constant expression
+    auto *o = dyn_cast<Operator>(v);
+    return o != nullptr && o->getOpcode() == Instruction::PtrToInt;
+  }
   // whether a value of type t may carry a pointer as a pointer-sized integer
   bool isWord(Type *t) { return T.hasWord(t); }
   IntSources intSources(const Value *v);
@@ -1193,6 +1199,12 @@ Extractor::IntSources Extractor::constIntSources(const Value *v) {
     }
     return constIntSources(ce->getOperand(0));
   }
+  if (ce != nullptr && ce->getOpcode() == Instruction::Sub && isPtrToInt(ce->getOperand(0)) &&
+      isPtrToInt(ce->getOperand(1))) {
+    IntSources r;  // p - q of two pointers: a distance (intSources)
+    r.opaque = true;
+    return r;
+  }
   if (ce != nullptr && !isa<GEPOperator>(ce)) {  // integer arithmetic
     IntSources r;
     for (const Use &u : ce->operands()) {
@@ -1263,6 +1275,8 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
         vals = {I->getOperand(0)};
       else
         vals = {I->getOperand(0), I->getOperand(1)};
+      if (op == Instruction::Sub && isPtrToInt(I->getOperand(0)) && isPtrToInt(I->getOperand(1)))
+        break;  // p - q of two pointers: a distance, of no pointer origin (it carries neither)
       r = IntSources{};
       r.arith = I->isBinaryOp();
       DenseSet<int> seen;  // once each: diamonds would repeat them
