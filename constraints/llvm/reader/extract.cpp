@@ -25,14 +25,17 @@
 //   pointers; extractvalue/insertvalue copy;
 // * pointers of every address space are pointers (addrspacecast copies);
 //   aliases are their aliasee, an ifunc the functions its resolver returns;
-// * integers and pointers (ptrtoint/inttoptr): an inttoptr whose integer can
-//   be traced (through arithmetic, phi, select, casts and loads: intSources)
-//   to ptrtoint values points anywhere inside those values' objects; when the
-//   trace reaches an integer of unknown origin (an argument, a call result),
-//   the result also points to every object whose address was ever turned into
-//   an integer and to the int-to-pointer object (ConstraintSet.int_to_pointer).
-//   Pointer-sized integers stored to memory that trace back to ptrtoint are
-//   stored as pointers too;
+// * integers carry provenance (ptrtoint/inttoptr): an integer is traced
+//   (intSources) through arithmetic, phi, select, casts and aggregates to the
+//   pointers it was made from; a pointer-sized (i64) integer also flows like a
+//   pointer through memory (loads, stores), calls (arguments, varargs, results)
+//   and returns, so that an inttoptr points to what reached its integer (any
+//   slot at or after it where arithmetic took part). Where the integer may
+//   also be one of no pointer origin (a constant, input, a hash: a load, an
+//   argument, a call result, anything not traced) the inttoptr points to the
+//   int-to-pointer object too (ConstraintSet.int_to_pointer). The difference
+//   of two pointers converted in the subtraction itself (C's p - q) is a
+//   distance: it carries neither;
 // * exceptions: __cxa_throw/resume feed one exception node that every
 //   landingpad reads; va_start points the va_list at the function's @f#va
 //   slot, which receives every variadic actual;
@@ -308,7 +311,7 @@ std::string printedName(StringRef name) {
 struct Types {
   DenseMap<Type *, int> slotsMemo;
   std::unordered_map<Type *, std::vector<int>> prefixMemo;  // node-based: references stay valid
-  DenseMap<Type *, bool> hasPtrMemo;
+  DenseMap<Type *, bool> hasPtrMemo, hasWordMemo;
   DenseMap<Type *, std::pair<long, long>> layoutMemo;
   std::unordered_map<Type *, std::string> textMemo;  // node-based: references stay valid
 
@@ -413,6 +416,20 @@ struct Types {
     else if (isSeq(t))
       h = hasPtr(elem(t));
     return hasPtrMemo[t] = h;
+  }
+
+  // a pointer-sized integer (i64), or an aggregate or vector holding one
+  bool hasWord(Type *t) {
+    auto it = hasWordMemo.find(t);
+    if (it != hasWordMemo.end())
+      return it->second;
+    bool h = t->isIntegerTy(64);
+    if (isStruct(t))
+      for (Type *f : cast<StructType>(t)->elements())
+        h = h || hasWord(f);
+    else if (isSeq(t))
+      h = hasWord(elem(t));
+    return hasWordMemo[t] = h;
   }
 
   bool hasArray(Type *t) {  // types.TypeTable.has_array
@@ -601,7 +618,7 @@ private:
   std::unordered_map<std::string, int> constCache;      // structural key -> node (-1: none)
   std::unordered_map<const Constant *, std::string> constKeyMemo;  // node-based: references stay valid
   std::unordered_map<std::string, int> staticObjs;
-  int escRaw = -1, exc = -1, exportedNode = -1;
+  int exc = -1, exportedNode = -1;
 
   // statistics
   long instructions = 0;
@@ -631,8 +648,9 @@ private:
     bool arith = false, opaque = false;
   };
   DenseMap<const Value *, IntSources> intMemo;
+  DenseMap<int, int> smearMemo;  // smearOf
   std::vector<std::function<void()>> pending;  // integer tracing, once the body is read
-  int i2pObj = -1, esc = -1;
+  int i2pObj = -1;
 
   // ---- locations
   int intern(const std::string &s) {
@@ -766,41 +784,57 @@ private:
     if (src >= 0)
       B.copy(dst, src);
   }
-  void escape(int node) {
-    if (escRaw < 0)
-      escRaw = B.node("<ptrtoint>");
-    B.copy(escRaw, node);
-  }
   int i2p() {
     if (i2pObj < 0)
       i2pObj = B.obj("<int-to-pointer>", 1, OBJECT, 0);
     return i2pObj;
   }
-  int escaped() {
-    if (esc < 0) {
-      if (escRaw < 0)
-        escRaw = B.node("<ptrtoint>");
-      esc = B.smear(escRaw, "<escaped-to-int>");
-    }
-    return esc;
+  // t = the pointers an integer with sources s may hold (s.arith: anywhere at or after them)
+  void intInto(int t, const IntSources &s, const std::string &name) {
+    for (int n : s.nodes)
+      B.copy(t, s.arith ? smearOf(n, name) : n);
+  }
+  // Builder::smear of n, made once per node
+  int smearOf(int n, const std::string &name) {
+    auto [it, fresh] = smearMemo.try_emplace(n, -1);
+    if (fresh)
+      it->second = B.smear(n, name);
+    return it->second;
+  }
+  // The pointer an inttoptr of an integer with sources s makes (into t)
+  void intToPtr(int t, const IntSources &s, const std::string &name) {
+    intInto(t, s, name);
+    if (s.opaque || s.nodes.empty())
+      B.addr(t, i2p());
   }
   int intToPtrNode(const IntSources &s, const std::string &name) {
     int t = B.node(name);
-    for (int n : s.nodes)
-      B.copy(t, s.arith ? B.smear(n, name + ".any") : n);
-    if (s.opaque || s.nodes.empty())
-      B.addr(t, i2p());
-    if (s.opaque)
-      B.copy(t, escaped());
+    intToPtr(t, s, name + ".any");
     return t;
   }
+  // The node an integer-typed call result, argument or va_arg lands in (intSources)
+  int intNode(const Value *v) { return B.node(fn->name + ":%" + localName(v) + ".int", VALUE, curLoc()); }
+  void intCallResult(const CallBase &I, int node);
+  void intArgsLater(const CallBase &I);
+  static bool isPtrToInt(const Value *v) {  // an instruction or a constant expression
+    auto *o = dyn_cast<Operator>(v);
+    return o != nullptr && o->getOpcode() == Instruction::PtrToInt;
+  }
+  // whether a value of type t may carry a pointer as a pointer-sized integer
+  bool isWord(Type *t) { return T.hasWord(t); }
   IntSources intSources(const Value *v);
   IntSources constIntSources(const Value *v);
   void storeInts(const Value *ptr, const Value *v, const std::string &name, bool pointerSized = true);
-  void ptrtointGlobals();
   void storeIntLater(const Value *p, const Value *v) {
-    bool sized = v->getType()->isIntegerTy(64);
-    pending.push_back([this, p, v, sized] { storeInts(p, v, fn->name + ":%" + localName(v) + ".any", sized); });
+    bool sized = isWord(v->getType());
+    pending.push_back([this, p, v, sized] {
+      storeInts(p, v, fn->name + (isLocal(v) ? ":%" + localName(v) : std::string(":store.int")) + ".any", sized);
+    });
+  }
+  // a store of v's type and form may hold a pointer as integers (iStore)
+  bool storesInts(const Value *v) {
+    Type *ty = v->getType();
+    return (isWord(ty) || ty->isIntegerTy(8)) && (isLocal(v) || isa<ConstantExpr>(v) || isa<ConstantAggregate>(v));
   }
   void intExchange(const Value *p, const Value *v) {  // an atomic exchange of a pointer-sized integer
     pending.push_back([this, p, v] {
@@ -809,7 +843,7 @@ private:
         return;
       IntSources s = intSources(v);
       for (int n : s.nodes)
-        B.store(dst, s.arith ? B.smear(n, fn->name + ":xchg.any") : n);
+        B.store(dst, s.arith ? smearOf(n, fn->name + ":xchg.any") : n);
     });
   }
   // I = *ptr; *ptr = val for an atomic exchange (cmpxchg's new value, atomicrmw's operand);
@@ -1141,12 +1175,8 @@ int Extractor::buildConst(const Constant *c) {
   }
   if (ce->getOpcode() == Instruction::BitCast || ce->getOpcode() == Instruction::AddrSpaceCast)
     return nodeOf(ce->getOperand(0));
-  if (ce->getOpcode() == Instruction::PtrToInt) {
-    int inner = nodeOf(ce->getOperand(0));
-    if (inner >= 0)
-      escape(inner);
-    return -1;
-  }
+  if (ce->getOpcode() == Instruction::PtrToInt)
+    return -1;  // an integer: its pointers are traced where it is used (intSources)
   if (ce->getOpcode() == Instruction::IntToPtr)
     return intToPtrNode(constIntSources(ce->getOperand(0)), "cexpr.inttoptr");
   return -1;  // other casts and integer expressions hold no pointer in a pointer context
@@ -1169,6 +1199,12 @@ Extractor::IntSources Extractor::constIntSources(const Value *v) {
     }
     return constIntSources(ce->getOperand(0));
   }
+  if (ce != nullptr && ce->getOpcode() == Instruction::Sub && isPtrToInt(ce->getOperand(0)) &&
+      isPtrToInt(ce->getOperand(1))) {
+    IntSources r;  // p - q of two pointers: a distance (intSources)
+    r.opaque = true;
+    return r;
+  }
   if (ce != nullptr && !isa<GEPOperator>(ce)) {  // integer arithmetic
     IntSources r;
     for (const Use &u : ce->operands()) {
@@ -1179,12 +1215,24 @@ Extractor::IntSources Extractor::constIntSources(const Value *v) {
     r.arith = true;
     return r;
   }
-  IntSources r;  // a global, an aggregate, a gep: of unknown use as an integer
-  r.opaque = true;
+  IntSources r;
+  if (isa<ConstantAggregate>(v) && !T.hasPtr(v->getType())) {  // { i64 ptrtoint (@x), i64 0 }
+    for (const Use &u : cast<Constant>(v)->operands()) {
+      IntSources x = constIntSources(u.get());
+      r.nodes.insert(r.nodes.end(), x.nodes.begin(), x.nodes.end());
+      r.arith = r.arith || x.arith;
+      r.opaque = r.opaque || x.opaque;
+    }
+    return r;
+  }
+  r.opaque = true;  // a global, an aggregate of pointers, a gep: of unknown use as an integer
   return r;
 }
 
-// Trace a local integer back to the pointers it came from
+// Trace a local integer back to the pointers it came from: through arithmetic, casts,
+// phi, select and aggregates to ptrtoint values, and, for pointer-sized integers, to the
+// nodes that bring them in from memory (a load), a caller (an argument), a callee (a call
+// result) or a va_list. ``opaque``: the integer may also be one of no pointer origin.
 Extractor::IntSources Extractor::intSources(const Value *v) {
   auto hit = intMemo.find(v);
   if (hit != intMemo.end())
@@ -1192,7 +1240,15 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
   intMemo[v] = IntSources{};  // cycles through phi: no new sources
   IntSources r;
   r.opaque = true;
-  if (auto *I = dyn_cast<Instruction>(v)) {
+  if (T.hasPtr(v->getType())) {  // an aggregate holding pointers: its node holds the integers too
+    r.nodes.push_back(nodeOf(v));
+  } else if (auto *A = dyn_cast<Argument>(v)) {
+    if (isWord(A->getType())) {
+      int t = intNode(A);
+      B.copy(t, fn->obj + 2 + (int)A->getArgNo());
+      r.nodes.push_back(t);
+    }
+  } else if (auto *I = dyn_cast<Instruction>(v)) {
     unsigned op = I->getOpcode();
     switch (op) {
     case Instruction::PtrToInt: {
@@ -1206,23 +1262,27 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
     case Instruction::Xor: case Instruction::Mul: case Instruction::Shl: case Instruction::LShr:
     case Instruction::AShr: case Instruction::UDiv: case Instruction::SDiv: case Instruction::URem:
     case Instruction::SRem: case Instruction::Trunc: case Instruction::ZExt: case Instruction::SExt:
-    case Instruction::BitCast: case Instruction::Freeze: case Instruction::Select: case Instruction::PHI: {
+    case Instruction::BitCast: case Instruction::Freeze: case Instruction::Select: case Instruction::PHI:
+    case Instruction::ExtractValue: case Instruction::InsertValue: case Instruction::ExtractElement:
+    case Instruction::InsertElement: case Instruction::ShuffleVector: {
       std::vector<const Value *> vals;
       if (op == Instruction::PHI)
         for (const Value *x : cast<PHINode>(I)->incoming_values())
           vals.push_back(x);
       else if (op == Instruction::Select)
         vals = {I->getOperand(1), I->getOperand(2)};
-      else if (I->getNumOperands() == 1)
+      else if (I->getNumOperands() == 1 || op == Instruction::ExtractElement)
         vals = {I->getOperand(0)};
       else
         vals = {I->getOperand(0), I->getOperand(1)};
+      if (op == Instruction::Sub && isPtrToInt(I->getOperand(0)) && isPtrToInt(I->getOperand(1)))
+        break;  // p - q of two pointers: a distance, of no pointer origin (it carries neither)
       r = IntSources{};
-      r.arith = !(I->isCast() || op == Instruction::Freeze || op == Instruction::Select || op == Instruction::PHI);
+      r.arith = I->isBinaryOp();
       DenseSet<int> seen;  // once each: diamonds would repeat them
       for (const Value *x : vals) {
         if (isa<ConstantInt>(x) || isa<ConstantPointerNull>(x) || isa<UndefValue>(x) || isa<ConstantFP>(x) ||
-            isa<ConstantAggregateZero>(x))
+            isa<ConstantAggregateZero>(x) || isa<ConstantDataSequential>(x))
           continue;
         IntSources s = isLocal(x) ? intSources(x) : constIntSources(x);
         for (int n : s.nodes)
@@ -1233,27 +1293,121 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
       }
       break;
     }
-    case Instruction::ExtractValue:
-      if (isLocal(I->getOperand(0)))
-        r = intSources(I->getOperand(0));
-      break;
     case Instruction::Load: case Instruction::AtomicRMW: case Instruction::AtomicCmpXchg: {
       const Value *p = op == Instruction::Load ? cast<LoadInst>(I)->getPointerOperand() : I->getOperand(0);
       int src = nodeOf(p);
-      r = IntSources{};
       if (src >= 0) {
-        int t = B.node(fn->name + ":%" + localName(I) + ".asptr");
-        B.load(t, src);
+        std::string name = fn->name + ":%" + localName(I) + ".asptr";
+        int t = B.node(name);
+        int slots = I->getType()->isIntegerTy() ? 1 : T.nSlots(I->getType());  // an aggregate: each slot
+        for (int k = 0; k < slots; ++k)
+          B.load(t, B.offset(src, k, name + ".slot" + std::to_string(k)));
+        r.nodes.push_back(t);
+      }
+      break;
+    }
+    case Instruction::Call: case Instruction::Invoke: case Instruction::CallBr:
+      if (isWord(I->getType())) {
+        int t = intNode(I);
+        intCallResult(cast<CallBase>(*I), t);
+        r.nodes.push_back(t);
+      }
+      break;
+    case Instruction::VAArg: {
+      int ap = nodeOf(I->getOperand(0));
+      if (ap >= 0 && isWord(I->getType())) {
+        std::string name = fn->name + ":%" + localName(I);
+        int area = B.node(name + ".va_area");
+        B.load(area, B.smear(ap, name + ".va_list"));
+        int t = intNode(I);
+        B.load(t, B.smear(area, name + ".va_args"));
         r.nodes.push_back(t);
       }
       break;
     }
     default:
-      break;
+      break;  // of no pointer origin (a comparison, a float conversion, ...)
     }
   }
   intMemo[v] = r;
   return r;
+}
+
+// Into ``node``: the integer result of call I, as it would receive a pointer result
+// (an external's model makes no integer from a pointer; one without a model may return
+// anywhere in its pointer arguments).
+void Extractor::intCallResult(const CallBase &I, int node) {
+  const Value *callee = unwrapped(I.getCalledOperand());
+  if (isa<InlineAsm>(callee))
+    return;
+  if (isLocal(callee) || !isa<GlobalValue>(callee) || !isa<Function>(callee)) {
+    int fp = isa<GlobalValue>(callee) ? globalNode(cast<GlobalValue>(callee)) : nodeOf(callee);
+    if (fp >= 0) {
+      int t = B.node(fn->name + ":%" + localName(&I) + ".icall.ret");
+      B.gep(t, fp, 1);
+      B.load(node, t);
+    }
+    return;
+  }
+  FuncInfo &info = funcList[funcIndex.lookup(cast<Function>(callee))];
+  if (info.defined) {
+    B.copy(node, info.obj + 1);
+  } else if (models.modelFor(info.name) == nullptr) {
+    for (const Use &a : I.args())
+      if (T.hasPtr(a->getType())) {
+        int x = nodeOf(a.get());
+        if (x >= 0)
+          B.copy(node, smearOf(x, fn->name + ":%" + localName(&I) + ".returned"));
+      }
+  }
+}
+
+// The pointer-sized integer arguments of call I, passed as pointers are (iCall), once
+// the body is read: into a defined callee's parameter slots (its va slot past them) or
+// through the function pointer's slots.
+void Extractor::intArgsLater(const CallBase &I) {
+  const Value *callee = unwrapped(I.getCalledOperand());
+  if (isa<InlineAsm>(callee))
+    return;
+  const FuncInfo *info = nullptr;
+  if (auto *f = dyn_cast<Function>(callee)) {
+    info = &funcList[funcIndex.lookup(f)];
+    if (!info->defined)
+      return;  // an external: its models move pointers only
+  }
+  std::vector<std::pair<unsigned, const Value *>> words;
+  for (const Use &a : I.args())
+    if (isWord(a->getType()) && !isa<ConstantInt>(a.get()) && !isa<UndefValue>(a.get()))
+      words.emplace_back(a.getOperandNo(), a.get());
+  if (words.empty())
+    return;
+  FunctionType *fty = I.getFunctionType();
+  int nfixed = fty->isVarArg() ? (int)fty->getNumParams() : -1;
+  pending.push_back([this, &I, info, callee, words, nfixed] {
+    std::string name = fn->name + ":%" + (I.getType()->isVoidTy() ? std::string("call") : localName(&I));
+    int fp = -1;
+    if (info == nullptr)
+      fp = isa<GlobalValue>(callee) ? globalNode(cast<GlobalValue>(callee)) : nodeOf(callee);
+    for (auto &[k, x] : words) {
+      IntSources s = isLocal(x) ? intSources(x) : constIntSources(x);
+      if (s.nodes.empty())
+        continue;
+      int slot;
+      if (info != nullptr) {
+        int np = (int)info->params.size();
+        if ((int)k >= np && !info->vararg)
+          continue;
+        slot = (int)k < np ? info->obj + 2 + (int)k : info->vaSlot();
+        intInto(slot, s, name + ".intarg.any");
+      } else if (fp >= 0) {
+        int t = B.node(name + ".icall.intarg" + std::to_string(k));
+        B.gep(t, fp, 2 + (nfixed < 0 || (int)k < nfixed ? (int)k : nfixed));
+        int v = B.node(name + ".icall.intval" + std::to_string(k));
+        intInto(v, s, name + ".intarg.any");
+        B.store(t, v);
+      }
+    }
+  });
 }
 
 // A pointer-sized integer stored to ``ptr``,
@@ -1261,14 +1415,18 @@ Extractor::IntSources Extractor::intSources(const Value *v) {
 void Extractor::storeInts(const Value *ptr, const Value *v, const std::string &name, bool pointerSized) {
   if (!pointerSized && !isa<LoadInst>(v))  // _store_int: an i8 only when a load is stored as it is
     return;
-  IntSources s = intSources(v);
+  IntSources s = isLocal(v) ? intSources(v) : constIntSources(v);
   if (s.nodes.empty())
     return;
   int dst = nodeOf(ptr);
   if (dst < 0)
     return;
-  for (int n : s.nodes)
-    B.store(dst, s.arith ? B.smear(n, name) : n);
+  int slots = v->getType()->isIntegerTy() ? 1 : T.nSlots(v->getType());  // an aggregate: each of its slots
+  for (int k = 0; k < slots; ++k) {
+    int at = B.offset(dst, k, name + ".slot" + std::to_string(k));
+    for (int n : s.nodes)
+      B.store(at, s.arith ? smearOf(n, name) : n);
+  }
 }
 
 // (offset, smear) of getelementptr ty, base, idx: smear when the result may be any
@@ -1547,49 +1705,9 @@ void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
   }
 }
 
-// Every global whose address a ptrtoint constant turns into an integer
-// escapes, wherever that constant is, in the order the module names them first
-// (initializers, aliases, then function bodies).
-void Extractor::ptrtointGlobals() {
-  std::vector<const GlobalValue *> order;
-  DenseSet<const Value *> seen;
-  std::function<void(const Constant *)> walk = [&](const Constant *c) {
-    if (isa<GlobalValue>(c) || !seen.insert(c).second)
-      return;
-    if (auto *ce = dyn_cast<ConstantExpr>(c))
-      if (ce->getOpcode() == Instruction::PtrToInt)
-        if (auto *g = dyn_cast<GlobalValue>(ce->getOperand(0)))
-          if (seen.insert(g).second)
-            order.push_back(g);
-    for (const Use &u : c->operands())
-      if (auto *k = dyn_cast<Constant>(u.get()))
-        walk(k);
-  };
-  for (GlobalVariable &g : M.globals())
-    if (g.hasInitializer())
-      walk(g.getInitializer());
-  for (GlobalAlias &a : M.aliases())
-    walk(a.getAliasee());
-  for (Function &f : M)
-    for (BasicBlock &bb : f)
-      for (Instruction &I : bb) {
-        auto *call = dyn_cast<CallBase>(&I);
-        if (call != nullptr)  // printed before the arguments
-          if (auto *c = dyn_cast<Constant>(call->getCalledOperand()))
-            walk(c);
-        for (const Use &u : I.operands())
-          if (auto *c = dyn_cast<Constant>(u.get()))
-            if (call == nullptr || &u != &call->getCalledOperandUse())
-              walk(c);
-      }
-  for (const GlobalValue *g : order)
-    escape(globalNode(g));
-}
-
 void Extractor::run() {
   declare();
   prescan();
-  ptrtointGlobals();
   for (GlobalVariable &g : M.globals())
     if (g.hasInitializer())
       initGlobal(g.getValueType(), g.getInitializer(), globalObj[&g], 0);
@@ -1811,8 +1929,15 @@ void Extractor::instruction(const Instruction &I) {
     if (!T.hasPtr(I.getOperand(0)->getType()))
       return;
     int dst = local(&I);
-    for (unsigned k = 0; k < 2; ++k)
-      copyFrom(dst, I.getOperand(k));
+    for (unsigned k = 0; k < 2; ++k) {
+      const Value *v = I.getOperand(k);
+      if (k == 1 && !T.hasPtr(v->getType())) {  // an integer into an aggregate of pointers
+        if (isWord(v->getType()) && isLocal(v))
+          pending.push_back([this, v, dst] { intInto(dst, intSources(v), fn->name + ":%" + localName(v) + ".int.any"); });
+        continue;
+      }
+      copyFrom(dst, v);
+    }
     return;
   }
   case Instruction::ExtractElement: case Instruction::InsertElement: case Instruction::ShuffleVector: {
@@ -1824,16 +1949,18 @@ void Extractor::instruction(const Instruction &I) {
         copyFrom(dst, u.get());
     return;
   }
-  case Instruction::PtrToInt: {
-    int src = nodeOf(I.getOperand(0));
-    if (src >= 0)
-      escape(src);
-    return;
-  }
+  case Instruction::PtrToInt:
+    return;  // traced where the integer is used (intSources)
   case Instruction::Ret: {
-    if (I.getNumOperands() == 0 || !T.hasPtr(I.getOperand(0)->getType()))
+    if (I.getNumOperands() == 0)
       return;
-    copyFrom(fn->obj + 1, I.getOperand(0));
+    const Value *v = I.getOperand(0);
+    if (T.hasPtr(v->getType())) {
+      copyFrom(fn->obj + 1, v);
+    } else if (isWord(v->getType()) && !isa<ConstantInt>(v)) {  // an integer result (intSources)
+      std::string name = fn->name + ":ret.int.any";
+      pending.push_back([this, v, name] { intInto(fn->obj + 1, isLocal(v) ? intSources(v) : constIntSources(v), name); });
+    }
     return;
   }
   case Instruction::AtomicCmpXchg: {
@@ -1884,10 +2011,7 @@ void Extractor::instruction(const Instruction &I) {
     const Value *v = I.getOperand(0);
     int dst = local(&I);
     std::string name = fn->name + ":%" + localName(&I) + ".int";
-    pending.push_back([this, v, dst, name] {
-      IntSources s = isLocal(v) ? intSources(v) : constIntSources(v);
-      B.copy(dst, intToPtrNode(s, name));
-    });
+    pending.push_back([this, v, dst, name] { intToPtr(dst, isLocal(v) ? intSources(v) : constIntSources(v), name + ".any"); });
     return;
   }
   default:
@@ -1946,13 +2070,13 @@ void Extractor::iStore(const StoreInst &I) {
       return;
     }
     if (!T.hasPtr(ty)) {
-      if ((ty->isIntegerTy(64) || ty->isIntegerTy(8)) && isLocal(v))  // extractor._carries_bytes
+      if (storesInts(v))
         storeIntLater(p, v);
       return;
     }
   }
   if (!T.hasPtr(ty)) {
-    if ((ty->isIntegerTy(64) || ty->isIntegerTy(8)) && isLocal(v))
+    if (storesInts(v))
       storeIntLater(p, v);
     return;
   }
@@ -2029,6 +2153,7 @@ void Extractor::iCall(const CallBase &I) {
     ++inlineAsm;
     return;
   }
+  intArgsLater(I);
   FunctionType *fty = I.getFunctionType();
   int nfixed = fty->isVarArg() ? (int)fty->getNumParams() : -1;
   Type *rty = I.getType();
