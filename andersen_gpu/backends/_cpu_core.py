@@ -1,18 +1,27 @@
-"""The CPU solver's compiled core: wave-ordered worklist with difference propagation.
+"""The CPU solver's compiled core: wave-ordered worklist with difference propagation on shared sets.
 
-State per node ``v`` (meaningful while ``v`` is a representative):
+Points-to sets are interned in a set table (:mod:`._cpu_sets`): a node holds the
+id of its set, nodes with equal sets share one copy, and unions of two sets are
+memoized. State per node ``v`` (meaningful while ``v`` is a representative):
 
-* ``pts[v]``  -- its points-to set (sparse bit-set, see ``_cpu_bits``);
-* ``dlt[v]``  -- the part of ``pts[v]`` not yet pushed through v's constraints (diff_pts);
+* ``pts[v]``  -- id of its points-to set;
+* ``prop[v]`` -- id of the part of ``pts[v]`` already pushed through v's
+  constraints and copy edges (``prop[v] ⊆ pts[v]``; ``Δpts(v) = pts[v] − prop[v]``,
+  as SVF's persistent difference propagation keeps it);
 * ``suc[v]``  -- copy successors, as a bit-set of node ids (stale ids resolve via ``find``);
 * ``lin[x]``  -- the pointees z whose load-made edge ``rep z --copy--> x`` exists already;
 * linked lists of the load / store / gep / HCD constraints whose pointer is v.
 
+Invariant: for every copy edge ``v -> w``, ``prop[v] ⊆ pts[w]``. So pushing
+``Δpts(v)`` along an edge gives ``pts[w] ∪ pts[v]``, and that union is what the
+table memoizes (nodes with equal sets pushing into nodes with equal sets cost
+one union); a node whose set equals its successor's costs nothing.
+
 Each round (1) finds strongly connected components of the copy graph
 (Tarjan) and merges them -- only once the graph has grown by 1 % since the
 last pass; in between the last order is reused --, and (2) visits
-representatives in that topological order,
-pushing ``dlt[v]`` through v's constraints:
+representatives with a delta in that topological order, pushing it through
+v's constraints:
 
 * ``y --load--> x``,  ``z ∈ Δpts(y)``, ``z ≠ i2p``  ⟹  ``rep z --copy--> x``
 * ``x --store--> y``, ``z ∈ Δpts(x)``, ``z ≠ i2p``  ⟹  ``y --copy--> rep z``
@@ -20,14 +29,16 @@ pushing ``dlt[v]`` through v's constraints:
 * ``y --copy--> x``  ⟹  ``Δpts(y) ⊆ pts(x)``; a new copy edge carries all of pts(y) at once.
 * HCD pair (p, t), ``z ∈ Δpts(p)``, ``z ≠ i2p``  ⟹  merge ``rep z`` with ``rep t``.
 
+Merging a into b gives ``pts = pts a ∪ pts b`` and ``prop = prop a ∩ prop b``
+(an id is done only if it was pushed through the constraints of both).
+
 Loads and stores are applied a whole delta at a time, with word-wide set
 operations: ``Δpts(y) − lin[x]`` are the new load edges into x, and
 ``Δpts(x) − suc[y]`` the new store edges out of y (``suc[y]`` records the
-pointee z itself). Only new edges cost per-id work; testing every (z, edge)
-pair one id at a time dominated the big inputs (gdb: 37 M tests, 90 % of the
-time, for 0.4 M new edges). Geps build ``{z+o}`` for the delta and push it once.
+pointee z itself). Only new edges cost per-id work. Geps build ``{z+o}`` for the
+delta and push it once.
 
-Rounds repeat until no node has a delta (wave propagation, Pereira and
+Rounds repeat until no representative has a delta (wave propagation, Pereira and
 Berlin, CGO 2009, with the HCD table of Hardekopf and Lin, CGO 2007).
 """
 
@@ -39,16 +50,16 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.typed import List
 
 from . import _cpu_bits as bits
+from . import _cpu_sets as sets
+from ._cpu_sets import EMPTY
 
 ONE = np.uint64(1)
 
 # work counters (solve_core's last result), see COUNTER_NAMES
-COUNTER_NAMES = ("pushes", "pushes that changed", "push source words", "push target words",
-                 "edge candidates", "new edges", "new-edge source words", "copy pushes", "delta words",
+COUNTER_NAMES = ("pushes", "pushes that changed", "edge candidates", "new edges", "copy pushes", "delta words",
                  "duplicate copy targets", "scc passes")
-(C_PUSH, C_PUSH_CHANGED, C_PUSH_SRC_W, C_PUSH_DST_W, C_EDGE_TRY, C_EDGE_NEW, C_EDGE_W, C_COPY_PUSH, C_DELTA_W,
- C_COPY_DUP, C_SCC) = range(11)
-N_CTR = 11
+(C_PUSH, C_PUSH_CHANGED, C_EDGE_TRY, C_EDGE_NEW, C_COPY_PUSH, C_DELTA_W, C_COPY_DUP, C_SCC) = range(8)
+N_CTR = 8
 # an SCC pass runs when the copy graph grew by more than 1/SCC_GROWTH of its edges
 SCC_GROWTH = 100
 
@@ -105,34 +116,26 @@ def _append(head, tail, nxt, a, b):
 
 
 @njit(cache=True)
-def _merge(a, b, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
+def _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty):
     """Merge representative ``a`` into representative ``b``.
 
-    The merged delta is ``(pts a XOR pts b) ∪ Δa ∪ Δb``: an id outside it was
-    already pushed through the constraints of both. Every per-node set family
-    ``fams[f]`` (lengths in row ``flen[f]``: successors, pointees already
-    wired, ...; ids in them resolve through ``find``) is united into ``b``,
-    and every linked constraint list ``lists[k]`` of ``a`` moves to ``b``.
+    ``pts b = pts a ∪ pts b``, ``prop b = prop a ∩ prop b``; a's sets are
+    released. Every per-node bit-set family ``fams[f]`` (lengths in row
+    ``flen[f]``: successors, pointees already wired, ...; ids in them resolve
+    through ``find``) is united into ``b``, and every linked constraint list
+    ``lists[k]`` of ``a`` moves to ``b``.
     """
     parent[a] = b
-    sym, symlen = bits.xor(pts[a], plen[a], pts[b], plen[b])
-    d, dl = bits.or_into(sym, symlen, dlt[a], dlen[a])
-    d, dl = bits.or_into(d, dl, dlt[b], dlen[b])
-    dlt[b] = d
-    dlen[b] = dl
-    p, pl = bits.or_into(pts[b], plen[b], pts[a], plen[a])
-    pts[b] = p
-    plen[b] = pl
-    pts[a] = empty
-    dlt[a] = empty
-    plen[a] = 0
-    dlen[a] = 0
+    sets.assign(t, pts, b, sets.union(t, pts[a], pts[b]))
+    sets.assign(t, prop, b, sets.intersect(t, prop[a], prop[b]))
+    sets.assign(t, pts, a, EMPTY)
+    sets.assign(t, prop, a, EMPTY)
     for f in range(len(fams)):
-        sets = fams[f]
-        s, sl = bits.or_into(sets[b], flen[f, b], sets[a], flen[f, a])
-        sets[b] = s
+        fam = fams[f]
+        s, sl = bits.or_into(fam[b], flen[f, b], fam[a], flen[f, a])
+        fam[b] = s
         flen[f, b] = sl
-        sets[a] = empty
+        fam[a] = empty
         flen[f, a] = 0
     for k in range(len(lists)):
         head, tail, nxt = lists[k]
@@ -140,25 +143,13 @@ def _merge(a, b, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
 
 
 @njit(cache=True)
-def _push(x, src, srclen, pts, plen, dlt, dlen, scratch, ctr):
-    """``pts(x) |= src``, recording what is new in ``dlt(x)``. True if anything was new.
-
-    ``scratch`` holds at least ``2 * srclen`` words (one element per 64 node ids).
-    """
+def _take(t, x, c, pts, ctr):
+    """``pts(x) = c`` where ``c ⊇ pts(x)`` is the result of a push into x. True if it changed."""
     ctr[C_PUSH] += 1
-    ctr[C_PUSH_SRC_W] += srclen
-    ctr[C_PUSH_DST_W] += plen[x]
-    p, pl, nl = bits.or_fresh(pts[x], plen[x], src, srclen, scratch)
-    if nl == 0:
+    if c == pts[x]:
         return False
     ctr[C_PUSH_CHANGED] += 1
-    if pl != plen[x]:
-        pts[x] = p
-        plen[x] = pl
-    d, dl = bits.or_into(dlt[x], dlen[x], scratch, nl)
-    if dl != dlen[x]:
-        dlt[x] = d
-        dlen[x] = dl
+    sets.assign(t, pts, x, c)
     return True
 
 
@@ -224,30 +215,38 @@ def _shifted(D, dl, o, obj_size, masks, out):
 
 
 @njit(cache=True)
-def _edge_push(a, x, pts, plen, dlt, dlen, scratch, ctr):
+def _edge_push(t, a, x, pts, ctr):
     """A new copy edge ``a -> x`` carries all of pts(a) at once."""
     ctr[C_EDGE_NEW] += 1
-    ctr[C_EDGE_W] += plen[a]
-    if plen[a] > 0:
-        _push(x, pts[a], plen[a], pts, plen, dlt, dlen, scratch, ctr)
+    if pts[a] != EMPTY:
+        _take(t, x, sets.union(t, pts[x], pts[a]), pts, ctr)
 
 
 @njit(cache=True)
-def seed_addresses(addr_dst, addr_src, pts, plen, dlt, dlen):
-    """x = &y  ⟹  y ∈ pts(x), and in the delta dlt(x) when it is new there (int64[m] columns)."""
-    for c in range(len(addr_dst)):
+def seed_addresses(t, addr_dst, addr_src, pts, buf):
+    """x = &y  ⟹  y ∈ pts(x) (int64[m] columns; ``pts`` all EMPTY before). ``buf``: room for any set."""
+    if len(addr_dst) == 0:
+        return
+    n = np.int64(len(pts))
+    order = np.argsort(addr_dst * n + addr_src)
+    k = 0
+    for j in range(len(order)):
+        c = order[j]
         x = addr_dst[c]
-        p, pl, fresh = bits.add(pts[x], plen[x], addr_src[c])
-        pts[x] = p
-        plen[x] = pl
-        if fresh:
-            d, dl, _ = bits.add(dlt[x], dlen[x], addr_src[c])
-            dlt[x] = d
-            dlen[x] = dl
+        base, bit = bits.element_of(addr_src[c])
+        if k > 0 and buf[2 * k - 2] == base:
+            buf[2 * k - 1] |= bit
+        else:
+            buf[2 * k] = base
+            buf[2 * k + 1] = bit
+            k += 1
+        if j + 1 == len(order) or addr_dst[order[j + 1]] != x:
+            sets.assign(t, pts, x, sets.intern(t, buf, k))
+            k = 0
 
 
 @njit(cache=True)
-def _add_edge(a, x, pts, plen, dlt, dlen, suc, slen, scratch, ctr):
+def _add_edge(t, a, x, pts, suc, slen, ctr):
     """Copy edge ``a -> x`` (representatives); a new edge carries all of pts(a)."""
     if a == x:
         return
@@ -258,7 +257,7 @@ def _add_edge(a, x, pts, plen, dlt, dlen, suc, slen, scratch, ctr):
     if sl != slen[a]:
         suc[a] = s
         slen[a] = sl
-    _edge_push(a, x, pts, plen, dlt, dlen, scratch, ctr)
+    _edge_push(t, a, x, pts, ctr)
 
 
 @njit(cache=True)
@@ -279,15 +278,14 @@ def _tarjan_enter(v, counter, sp, fp, index, low, onstack, stack, fr_v, fr_e, fr
 
 
 @njit(cache=True)
-def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
-    """Tarjan's SCC over the graph ``v -> fams[0][v]`` of representatives; merge each SCC.
+def scc_order(n, parent, suc, slen):
+    """Tarjan's SCC over the graph ``v -> suc[v]`` of representatives (ids in ``suc`` resolve via ``find``).
 
-    Returns the representatives in topological order of that graph (sources
-    first) and the number of nodes merged (see :func:`_merge` for the other
-    arguments).
+    Returns ``(order, merge_from, merge_into)``: the representatives in
+    topological order of that graph (sources first; each SCC named by its
+    root), and the merges that collapse every SCC into its root (``merge_from[i]``
+    into ``merge_into[i]``, in that order). Nothing is merged here.
     """
-    suc = fams[0]
-    slen = flen[0]
     index = np.full(n, -1, np.int64)
     low = np.zeros(n, np.int64)
     onstack = np.zeros(n, np.bool_)
@@ -299,8 +297,10 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
     fp = 0
     emitted = np.empty(n, np.int64)
     ne = 0
+    m_from = np.empty(n, np.int64)
+    m_into = np.empty(n, np.int64)
+    nm = 0
     counter = 0
-    merged = 0
     for s in range(n):
         if parent[s] != s or index[s] >= 0:
             continue
@@ -336,16 +336,16 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
                 continue
             fp -= 1
             if low[v] == index[v]:
-                # pop the SCC rooted at v; merge its members into v
+                # pop the SCC rooted at v
                 while True:
                     sp -= 1
                     w = stack[sp]
                     onstack[w] = False
-                    if w != v:
-                        _merge(w, v, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
-                        merged += 1
-                    else:
+                    if w == v:
                         break
+                    m_from[nm] = w
+                    m_into[nm] = v
+                    nm += 1
                 emitted[ne] = v
                 ne += 1
             if fp > 0:
@@ -353,7 +353,16 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
                 if low[v] < low[u]:
                     low[u] = low[v]
     order = emitted[:ne][::-1].copy()
-    return order, merged
+    return order, m_from[:nm].copy(), m_into[:nm].copy()
+
+
+@njit(cache=True)
+def _collapse(t, n, parent, pts, prop, fams, flen, lists, empty):
+    """One SCC pass over the copy graph (``fams[0]``): merge every cycle. Returns ``(order, merged)``."""
+    order, m_from, m_into = scc_order(n, parent, fams[0], flen[0])
+    for i in range(len(m_from)):
+        _merge(t, m_from[i], m_into[i], parent, pts, prop, fams, flen, lists, empty)
+    return order, len(m_from)
 
 
 @njit(cache=True)
@@ -363,13 +372,14 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     """Least solution on representatives.
 
     Parameters are the constraint columns (int64) with pointer-side ids already
-    mapped through ``rep``. Returns ``(parent, pts, plen, visits, rounds,
-    merged_scc, merged_hcd)``; the set of node v is ``pts[find(parent, v)]``.
+    mapped through ``rep``. Returns ``(parent, pts, table, visits, rounds,
+    merged_scc, merged_hcd, ctr)``: the set of node v is set ``pts[find(parent,
+    v)]`` of ``table`` (a :class:`._cpu_sets.SetTable`); ``ctr`` as :data:`COUNTER_NAMES`.
     """
     parent = rep.copy()
     ctr = np.zeros(N_CTR, np.int64)
-    scratch = np.empty(2 * (n // 64 + 2), np.uint64)   # room for any set of node ids
-    gbuf = np.empty(2 * (n // 64 + 2), np.uint64)
+    t = sets.new_table(n)
+    gbuf = np.empty(2 * (n // 64 + 2), np.uint64)     # room for any set of node ids
     gmask = _gep_masks(n, obj_size)
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
     seen = np.full(n, -1, np.int64)    # visit number of the last copy push into each node
@@ -378,8 +388,8 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     scc_edges = 0
     order = np.zeros(0, np.int64)
     empty = np.empty(0, np.uint64)
-    pts = empty_sets(n, empty)
-    dlt = empty_sets(n, empty)
+    pts = np.zeros(n, np.int64)        # set ids, all EMPTY
+    prop = np.zeros(n, np.int64)
     suc = empty_sets(n, empty)
     lin = empty_sets(n, empty)
     fams = List()
@@ -388,8 +398,6 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     flen = np.zeros((2, n), np.int64)
     slen = flen[0]
     llen = flen[1]
-    plen = np.zeros(n, np.int64)
-    dlen = np.zeros(n, np.int64)
     lists = List()
     lists.append(_linked(n, load_src))
     lists.append(_linked(n, store_dst))
@@ -400,9 +408,14 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     g_head, _, g_next = lists[2]
     h_head, _, h_next = lists[3]
 
-    seed_addresses(addr_dst, addr_src, pts, plen, dlt, dlen)
+    seed_addresses(t, addr_dst, addr_src, pts, gbuf)
+    # every prop is EMPTY: the initial edges owe nothing yet (the first visits push whole sets)
     for c in range(len(copy_dst)):
-        _add_edge(copy_src[c], copy_dst[c], pts, plen, dlt, dlen, suc, slen, scratch, ctr)
+        a, x = copy_src[c], copy_dst[c]
+        if a != x:
+            s, sl, _ = bits.add(suc[a], slen[a], x)
+            suc[a] = s
+            slen[a] = sl
 
     visits = 0
     rounds = 0
@@ -411,7 +424,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     while True:
         busy = False
         for v in range(n):
-            if parent[v] == v and dlen[v] > 0:
+            if parent[v] == v and pts[v] != prop[v]:
                 busy = True
                 break
         if not busy:
@@ -422,46 +435,54 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
         # representative (merges only remove some), so the rounds stay exact.
         n_edges = len(copy_dst) + ctr[C_EDGE_NEW]
         if rounds == 1 or (n_edges - scc_edges) * SCC_GROWTH > n_edges:
-            order, m = _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
+            order, m = _collapse(t, n, parent, pts, prop, fams, flen, lists, empty)
             merged_scc += m
             scc_edges = n_edges
             ctr[C_SCC] += 1
         for v in order:
-            if parent[v] != v or dlen[v] == 0:
+            if parent[v] != v or pts[v] == prop[v]:
                 continue
             visits += 1
-            ctr[C_DELTA_W] += dlen[v]
-            D = dlt[v]
-            dl = dlen[v]
-            dlt[v] = empty
-            dlen[v] = 0
+            P = pts[v]
+            Q = prop[v]
+            D = sets.diff(t, P, Q)
+            sets.incref(t, P)                  # both stay live for the visit
+            sets.incref(t, D)
+            Dw = sets.words(t, D)
+            dl = sets.length(t, D)
+            ctr[C_DELTA_W] += dl
             # HCD: every object entering pts(p) shares the set of t.
             c = h_head[v]
             while c >= 0:
-                t = hcd_target[c]
+                tg = hcd_target[c]
                 for i in range(dl):
-                    word = D[2 * i + 1]
+                    word = Dw[2 * i + 1]
                     while word:
-                        z = np.int64(D[2 * i]) * 64 + np.int64(trailing_zeros(word))
+                        z = np.int64(Dw[2 * i]) * 64 + np.int64(trailing_zeros(word))
                         word &= word - ONE
                         if z == i2p:
                             continue
                         a = find(parent, z)
-                        b = find(parent, t)
+                        b = find(parent, tg)
                         if a != b:
-                            _merge(a, b, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
+                            _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty)
                             merged_hcd += 1
                 c = h_next[c]
             if parent[v] != v:
-                # v itself was merged: its representative takes over the delta
-                r = find(parent, v)
-                d2, l2 = bits.or_into(dlt[r], dlen[r], D, dl)
-                dlt[r] = d2
-                dlen[r] = l2
+                # v itself was merged: D is still outside its representative's prop (an intersection)
+                sets.decref(t, D)
+                sets.decref(t, P)
                 continue
+            # prop[v] ∪ D is now pushed everywhere. Only when no merge lowered prop[v] does
+            # every copy edge of v satisfy Q ⊆ pts(w), which join() relies on.
+            exact = prop[v] == Q
+            if exact:
+                sets.assign(t, prop, v, P)
+            else:
+                sets.assign(t, prop, v, sets.union(t, prop[v], D))
             if l_head[v] >= 0 or s_head[v] >= 0:
                 # loads and stores ignore the int-to-pointer object
-                Dm, dml = bits.without(D, dl, i2p)
+                Dm, dml = bits.without(Dw, dl, i2p)
             # y --load--> x, z ∈ Δpts(y), z ≠ i2p  ⟹  rep z --copy--> x
             # (lin[x]: the pointees z whose edge z --copy--> x exists already)
             c = l_head[v]
@@ -477,7 +498,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         rz = find(parent, z)
                         if mark[rz] != tok:      # many z may share one representative
                             mark[rz] = tok
-                            _add_edge(rz, x, pts, plen, dlt, dlen, suc, slen, scratch, ctr)
+                            _add_edge(t, rz, x, pts, suc, slen, ctr)
                 c = l_next[c]
             # x --store--> y, z ∈ Δpts(x), z ≠ i2p  ⟹  y --copy--> rep z
             # (suc[y] holds z itself, which resolves to rep z through find)
@@ -486,7 +507,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                 y = find(parent, store_src[c])
                 k = bits.or_fresh_at(suc, slen, y, Dm, dml, fbuf)
                 ctr[C_EDGE_TRY] += k
-                if plen[y] > 0:
+                if pts[y] != EMPTY:
                     for i in range(k):
                         word = fbuf[2 * i + 1]
                         while word:
@@ -495,23 +516,24 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                             rz = find(parent, z)
                             if rz == y or rz == z:
                                 if rz != y:
-                                    _edge_push(y, rz, pts, plen, dlt, dlen, scratch, ctr)
+                                    _edge_push(t, y, rz, pts, ctr)
                                 continue
                             # z stands for rz: when rz is in suc[y] too, pts(y) reached it already
                             s2, sl2, fresh = bits.add(suc[y], slen[y], rz)
                             if fresh:
                                 suc[y] = s2
                                 slen[y] = sl2
-                                _edge_push(y, rz, pts, plen, dlt, dlen, scratch, ctr)
+                                _edge_push(t, y, rz, pts, ctr)
                 c = s_next[c]
             # y --gep,o--> x, z ∈ pts(y), o < size(z)  ⟹  z+o ∈ pts(x)
             c = g_head[v]
             while c >= 0:
-                gl = _shifted(D, dl, gep_off[c], obj_size, gmask, gbuf)
+                gl = _shifted(Dw, dl, gep_off[c], obj_size, gmask, gbuf)
                 if gl > 0:
-                    _push(find(parent, gep_dst[c]), gbuf, gl, pts, plen, dlt, dlen, scratch, ctr)
+                    x = find(parent, gep_dst[c])
+                    _take(t, x, sets.union_words(t, pts[x], gbuf, gl), pts, ctr)
                 c = g_next[c]
-            # y --copy--> x  ⟹  Δpts(y) ⊆ pts(x)
+            # y --copy--> x  ⟹  Δpts(y) ⊆ pts(x), i.e. pts(x) ∪ pts(y) = pts(x) ∪ Δpts(y)
             # (several stale ids in suc[v] may resolve to one representative: push once)
             sv = suc[v]
             seen[v] = visits
@@ -525,61 +547,42 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         continue
                     seen[w] = visits
                     ctr[C_COPY_PUSH] += 1
-                    _push(w, D, dl, pts, plen, dlt, dlen, scratch, ctr)
-    return parent, pts, plen, visits, rounds, merged_scc, merged_hcd, ctr
+                    if exact:
+                        _take(t, w, sets.join(t, pts[w], P, D), pts, ctr)
+                    else:
+                        _take(t, w, sets.union(t, pts[w], D), pts, ctr)
+            sets.decref(t, D)
+            sets.decref(t, P)
+    return parent, pts, t, visits, rounds, merged_scc, merged_hcd, ctr
 
 
 @njit(cache=True)
-def extract(n, parent, pts, plen):
-    """Distinct sets of the representatives, expanded.
+def extract(n, parent, pts, t):
+    """The distinct sets of the representatives, expanded once each.
 
     Returns ``(node_set int32[n], set_indptr int64[k+1], set_indices int32[...])``;
-    set 0 is the empty set (present even if unused).
+    set 0 is the empty set (present even if unused). Equal sets are one id in
+    ``t``, so no set is compared here.
     """
-    reps = np.empty(n, np.int64)
-    nr = 0
-    for v in range(n):
-        if parent[v] == v and plen[v] > 0:
-            reps[nr] = v
-            nr += 1
-    reps = reps[:nr]
-    h = np.empty(nr, np.uint64)
-    for i in range(nr):
-        h[i] = bits.set_hash(pts[reps[i]], plen[reps[i]])
-    order = np.argsort(h, kind="mergesort")
-    rep_set = np.zeros(n, np.int64)
-    firsts = np.empty(nr + 1, np.int64)   # representative node of each distinct set
+    sid = np.full(sets.n_ids(t), -1, np.int64)     # table id -> solution set
+    sid[EMPTY] = 0
+    firsts = np.empty(n + 1, np.int64)
     nsets = 1
-    i = 0
-    while i < nr:
-        j = i
-        while j < nr and h[order[j]] == h[order[i]]:
-            j += 1
-        group_start = nsets
-        for k in range(i, j):
-            r = reps[order[k]]
-            found = -1
-            for s in range(group_start, nsets):
-                q = firsts[s]
-                if bits.equal(pts[r], plen[r], pts[q], plen[q]):
-                    found = s
-                    break
-            if found < 0:
-                firsts[nsets] = r
-                found = nsets
-                nsets += 1
-            rep_set[r] = found
-        i = j
+    for v in range(n):
+        if parent[v] == v and sid[pts[v]] < 0:
+            sid[pts[v]] = nsets
+            firsts[nsets] = pts[v]
+            nsets += 1
     indptr = np.zeros(nsets + 1, np.int64)
     for s in range(1, nsets):
         q = firsts[s]
-        indptr[s + 1] = indptr[s] + bits.count(pts[q], plen[q])
+        indptr[s + 1] = indptr[s] + bits.count(sets.words(t, q), sets.length(t, q))
     indices = np.empty(indptr[nsets], np.int32)
     for s in range(1, nsets):
         q = firsts[s]
-        a = pts[q]
+        a = sets.words(t, q)
         k = indptr[s]
-        for e in range(plen[q]):
+        for e in range(sets.length(t, q)):
             word = a[2 * e + 1]
             base = np.int64(a[2 * e]) * 64
             while word:
@@ -588,5 +591,5 @@ def extract(n, parent, pts, plen):
                 k += 1
     node_set = np.empty(n, np.int32)
     for v in range(n):
-        node_set[v] = rep_set[find(parent, v)]
+        node_set[v] = sid[pts[find(parent, v)]]
     return node_set, indptr, indices

@@ -26,7 +26,7 @@ from constraints.model import ConstraintSet
 from ..preprocess import collapse
 from ..preprocess.rewrite import apply_rep
 from ..solution import Solution, SolveStats
-from . import _cpu_core, _cpu_wave
+from . import _cpu_core, _cpu_sets, _cpu_wave
 
 #: Parallel regions hand out this many iterations at a time (dynamic scheduling:
 #: a few nodes with huge sets must not stall one thread's static share).
@@ -47,6 +47,19 @@ def _solve_parallel(columns: tuple, threads: int) -> tuple:
     finally:
         numba.set_parallel_chunksize(chunk)
         numba.set_num_threads(before)
+
+
+def _table_notes(st: np.ndarray, node_set: np.ndarray, indptr: np.ndarray) -> dict[str, object]:
+    """The set table's counters as stats notes, with its peak bytes per final points-to fact.
+
+    Final facts count every node of the solution (what a per-node representation would store).
+    """
+    facts = int(np.diff(indptr)[node_set].sum()) if len(node_set) else 0
+    values = dict(zip(_cpu_sets.STAT_NAMES, (int(x) for x in st)))
+    peak = values["table bytes (peak)"]
+    notes: dict[str, object] = {f"set table {name}": v for name, v in values.items()}
+    notes["set table bytes per final fact"] = round(peak / facts, 4) if facts else None
+    return notes
 
 
 def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: bool = True) -> Solution:
@@ -99,7 +112,11 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
                _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
                _i64(work.gep_dst), _i64(work.gep_src), _i64(work.gep_offset), _i64(hp), _i64(ht))
     if threads == 1:
-        parent, pts, plen, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(*columns)
+        parent, pts, table, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(*columns)
+        t2 = time.perf_counter()
+        node_set, indptr, indices = _cpu_core.extract(work.n_nodes, parent, pts, table)
+        notes.update(_table_notes(_cpu_sets.stats(table), node_set, indptr))
+        del table
         counter_names = _cpu_core.COUNTER_NAMES
     else:
         used = min(int(threads), numba.config.NUMBA_NUM_THREADS)
@@ -107,9 +124,9 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         parent, pts, plen, visits, rounds, m_scc, m_hcd, ctr, ms = _solve_parallel(columns, used)
         counter_names = _cpu_wave.COUNTER_NAMES
         notes["step ms"] = ", ".join(f"{name} {t:.1f}" for name, t in zip(_cpu_wave.PHASE_NAMES, ms))
-    t2 = time.perf_counter()
-    node_set, indptr, indices = _cpu_core.extract(work.n_nodes, parent, pts, plen)
-    del pts
+        t2 = time.perf_counter()
+        node_set, indptr, indices = _cpu_wave.extract(work.n_nodes, parent, pts, plen)
+        del pts
     t3 = time.perf_counter()
     notes.update({"rounds": rounds, "online merges (scc, hcd)": f"{m_scc:,}, {m_hcd:,}",
                   "core ms": round((t2 - t1) * 1e3, 1), "extract ms": round((t3 - t2) * 1e3, 1),
