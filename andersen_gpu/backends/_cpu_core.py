@@ -10,6 +10,7 @@ memoized. State per node ``v`` (meaningful while ``v`` is a representative):
   as SVF's persistent difference propagation keeps it);
 * ``suc[v]``  -- copy successors, as a bit-set of node ids (stale ids resolve via ``find``);
 * ``lin[x]``  -- the pointees z whose load-made edge ``rep z --copy--> x`` exists already;
+* ``sto[y]``  -- the pointees z whose store-made edge ``y --copy--> rep z`` exists already;
 * linked lists of the load / store / gep / HCD constraints whose pointer is v.
 
 Invariant: for every copy edge ``v -> w``, ``prop[v] ⊆ pts[w]``. So pushing
@@ -34,8 +35,8 @@ Merging a into b gives ``pts = pts a ∪ pts b`` and ``prop = prop a ∩ prop b`
 
 Loads and stores are applied a whole delta at a time, with word-wide set
 operations: ``Δpts(y) − lin[x]`` are the new load edges into x, and
-``Δpts(x) − suc[y]`` the new store edges out of y (``suc[y]`` records the
-pointee z itself). Only new edges cost per-id work. Geps build ``{z+o}`` for the
+``Δpts(x) − sto[y]`` the new store edges out of y. Only new edges cost per-id
+work. Geps build ``{z+o}`` for the
 delta and push it once.
 
 Rounds repeat until no representative has a delta (wave propagation, Pereira and
@@ -182,7 +183,8 @@ def _shifted(D, dl, o, obj_size, masks, out):
     """``{z + o : z ∈ D, o < size(z)}`` into ``out`` as a set; returns its length in elements.
 
     Offsets below 64 go a word at a time: mask the ids whose object is big
-    enough, shift the word by o (spilling into the next word).
+    enough, shift the word by o (spilling into the next word); larger offsets go
+    id by id over the objects of 64 fields or more (``masks[63]``).
     """
     k = 0
     if o < 64:
@@ -203,7 +205,7 @@ def _shifted(D, dl, o, obj_size, masks, out):
                 k = _emit(out, k, base + ONE, hi)
         return k
     for i in range(dl):
-        word = D[2 * i + 1]
+        word = D[2 * i + 1] & masks[63, D[2 * i]]     # only objects of 64 fields or more
         base = np.int64(D[2 * i]) * 64
         while word:
             z = base + np.int64(trailing_zeros(word))
@@ -357,11 +359,54 @@ def scc_order(n, parent, suc, slen):
 
 
 @njit(cache=True)
-def _collapse(t, n, parent, pts, prop, fams, flen, lists, empty):
-    """One SCC pass over the copy graph (``fams[0]``): merge every cycle. Returns ``(order, merged)``."""
+def _canonical(parent, suc, slen, ids):
+    """Rewrite every representative's successor set with representatives (no stale ids, no self-edge).
+
+    Only sets that hold a stale id are rebuilt. ``ids``: int64 scratch of n entries.
+    """
+    for v in range(len(parent)):
+        if parent[v] != v or slen[v] == 0:
+            continue
+        a = suc[v]
+        stale = False
+        m = 0
+        for e in range(slen[v]):
+            word = a[2 * e + 1]
+            base = np.int64(a[2 * e]) * 64
+            while word:
+                u = base + np.int64(trailing_zeros(word))
+                word &= word - ONE
+                r = find(parent, u)
+                if r != u or r == v:
+                    stale = True
+                if r != v:
+                    ids[m] = r
+                    m += 1
+        if not stale:
+            continue
+        reps = np.sort(ids[:m])
+        out = np.empty(2 * m, np.uint64)
+        k = 0
+        for i in range(m):
+            base, bit = bits.element_of(reps[i])
+            if k > 0 and out[2 * k - 2] == base:
+                out[2 * k - 1] |= bit
+            else:
+                out[2 * k] = base
+                out[2 * k + 1] = bit
+                k += 1
+        suc[v] = out
+        slen[v] = k
+
+
+@njit(cache=True)
+def _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, ids):
+    """One SCC pass over the copy graph (``fams[0]``): merge every cycle, then drop the
+    successor ids the merges made stale. Returns ``(order, merged)``."""
     order, m_from, m_into = scc_order(n, parent, fams[0], flen[0])
     for i in range(len(m_from)):
         _merge(t, m_from[i], m_into[i], parent, pts, prop, fams, flen, lists, empty)
+    _canonical(parent, fams[0], flen[0], ids)
     return order, len(m_from)
 
 
@@ -383,8 +428,9 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     gmask = _gep_masks(n, obj_size)
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
     seen = np.full(n, -1, np.int64)    # visit number of the last copy push into each node
-    mark = np.full(n, -1, np.int64)    # load constraint (token) that last made an edge from each node
+    mark = np.full(n, -1, np.int64)    # load/store constraint (token) that last made an edge at each node
     tok = 0
+    scratch_ids = np.empty(n, np.int64)
     scc_edges = 0
     order = np.zeros(0, np.int64)
     empty = np.empty(0, np.uint64)
@@ -392,12 +438,15 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     prop = np.zeros(n, np.int64)
     suc = empty_sets(n, empty)
     lin = empty_sets(n, empty)
+    sto = empty_sets(n, empty)
     fams = List()
     fams.append(suc)
     fams.append(lin)
-    flen = np.zeros((2, n), np.int64)
+    fams.append(sto)
+    flen = np.zeros((3, n), np.int64)
     slen = flen[0]
     llen = flen[1]
+    stl = flen[2]
     lists = List()
     lists.append(_linked(n, load_src))
     lists.append(_linked(n, store_dst))
@@ -435,7 +484,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
         # representative (merges only remove some), so the rounds stay exact.
         n_edges = len(copy_dst) + ctr[C_EDGE_NEW]
         if rounds == 1 or (n_edges - scc_edges) * SCC_GROWTH > n_edges:
-            order, m = _collapse(t, n, parent, pts, prop, fams, flen, lists, empty)
+            order, m = _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, scratch_ids)
             merged_scc += m
             scc_edges = n_edges
             ctr[C_SCC] += 1
@@ -501,29 +550,21 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                             _add_edge(t, rz, x, pts, suc, slen, ctr)
                 c = l_next[c]
             # x --store--> y, z ∈ Δpts(x), z ≠ i2p  ⟹  y --copy--> rep z
-            # (suc[y] holds z itself, which resolves to rep z through find)
+            # (sto[y]: the pointees z whose edge y --copy--> rep z exists already)
             c = s_head[v]
             while c >= 0:
                 y = find(parent, store_src[c])
-                k = bits.or_fresh_at(suc, slen, y, Dm, dml, fbuf)
-                ctr[C_EDGE_TRY] += k
-                if pts[y] != EMPTY:
-                    for i in range(k):
-                        word = fbuf[2 * i + 1]
-                        while word:
-                            z = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
-                            word &= word - ONE
-                            rz = find(parent, z)
-                            if rz == y or rz == z:
-                                if rz != y:
-                                    _edge_push(t, y, rz, pts, ctr)
-                                continue
-                            # z stands for rz: when rz is in suc[y] too, pts(y) reached it already
-                            s2, sl2, fresh = bits.add(suc[y], slen[y], rz)
-                            if fresh:
-                                suc[y] = s2
-                                slen[y] = sl2
-                                _edge_push(t, y, rz, pts, ctr)
+                tok += 1
+                k = bits.or_fresh_at(sto, stl, y, Dm, dml, fbuf)
+                for i in range(k):
+                    word = fbuf[2 * i + 1]
+                    while word:
+                        z = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
+                        word &= word - ONE
+                        rz = find(parent, z)
+                        if mark[rz] != tok:
+                            mark[rz] = tok
+                            _add_edge(t, y, rz, pts, suc, slen, ctr)
                 c = s_next[c]
             # y --gep,o--> x, z ∈ pts(y), o < size(z)  ⟹  z+o ∈ pts(x)
             c = g_head[v]

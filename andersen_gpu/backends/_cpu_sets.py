@@ -56,11 +56,12 @@ MEMO_MAX = 1 << 21
 
 #: counters of :func:`stats`, in order
 STAT_NAMES = ("sets made", "intern hits", "sets freed", "unions", "unions trivial", "memo hits",
-              "unions computed", "unions that changed nothing", "diffs computed", "intersections computed",
-              "repacks", "live sets (peak)", "set words (peak)", "table bytes (peak)")
-(S_MADE, S_INTERN_HIT, S_FREED, S_UNION, S_TRIVIAL, S_MEMO_HIT, S_UNION_DONE, S_UNION_SAME, S_DIFF_DONE,
- S_INTER_DONE, S_REPACK, S_LIVE_PEAK, S_WORDS_PEAK, S_BYTES_PEAK) = range(14)
-N_STATS = 14
+              "unions computed", "unions that changed nothing", "union elements read", "diffs computed",
+              "diff elements read", "intersections computed", "repacks", "live sets (peak)", "set words (peak)",
+              "table bytes (peak)")
+(S_MADE, S_INTERN_HIT, S_FREED, S_UNION, S_TRIVIAL, S_MEMO_HIT, S_UNION_DONE, S_UNION_SAME, S_UNION_READ,
+ S_DIFF_DONE, S_DIFF_READ, S_INTER_DONE, S_REPACK, S_LIVE_PEAK, S_WORDS_PEAK, S_BYTES_PEAK) = range(16)
+N_STATS = 16
 
 
 @structref.register
@@ -455,6 +456,7 @@ def _union_with(t, a, sw, sl):
     """Id of ``a ∪ s`` for the words ``sw[:2 sl]`` (``a`` itself when ``s ⊆ a``); not cached."""
     st = t.st
     st[S_UNION_DONE] += 1
+    st[S_UNION_READ] += t.meta[M_LEN, a] + sl
     k, changed = _union_words(words(t, a), t.meta[M_LEN, a], sw, sl, t.buf)
     if not changed:
         st[S_UNION_SAME] += 1
@@ -542,11 +544,12 @@ def diff(t, a, b):
     if c >= 0:
         t.st[S_MEMO_HIT] += 1
         return c
-    t.st[S_DIFF_DONE] += 1
     aw = words(t, a)
     bw = words(t, b)
     al = t.meta[M_LEN, a]
     bl = t.meta[M_LEN, b]
+    t.st[S_DIFF_DONE] += 1
+    t.st[S_DIFF_READ] += al
     out = t.buf
     k = 0
     j = 0
