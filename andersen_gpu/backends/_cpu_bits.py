@@ -137,11 +137,23 @@ def or_fresh(p, plen, s, slen, out):
 def or_fresh_at(sets, lens, i, s, slen, out):
     """``sets[i] |= s`` in a family of sets (``lens[i]`` its length), as :func:`or_fresh`:
     returns ``k``, the new ids in ``out[:2k]``; ``sets[i]`` and ``lens[i]`` are updated."""
-    p, pl, k = or_fresh(sets[i], lens[i], s, slen, out)
-    if pl != lens[i]:
+    a = sets[i]
+    p, pl, k = or_fresh(a, lens[i], s, slen, out)
+    lens[i] = pl
+    if len(p) != len(a):        # reallocated (storing into the list costs reference counting)
         sets[i] = p
-        lens[i] = pl
     return k
+
+
+@njit(cache=True)
+def add_at(sets, lens, i, x):
+    """Insert id ``x`` into ``sets[i]`` of a family (``lens[i]`` its length). True if it was new."""
+    a = sets[i]
+    p, pl, fresh = add(a, lens[i], x)
+    lens[i] = pl
+    if len(p) != len(a):
+        sets[i] = p
+    return fresh
 
 
 @njit(cache=True)

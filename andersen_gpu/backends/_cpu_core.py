@@ -117,24 +117,30 @@ def _append(head, tail, nxt, a, b):
 
 
 @njit(cache=True)
-def _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty):
+def _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty, wq):
     """Merge representative ``a`` into representative ``b``.
 
     ``pts b = pts a ∪ pts b``, ``prop b = prop a ∩ prop b``; a's sets are
     released. Every per-node bit-set family ``fams[f]`` (lengths in row
     ``flen[f]``: successors, pointees already wired, ...; ids in them resolve
     through ``find``) is united into ``b``, and every linked constraint list
-    ``lists[k]`` of ``a`` moves to ``b``.
+    ``lists[k]`` of ``a`` moves to ``b``. ``b`` joins the work queue ``wq`` when it has a delta.
     """
     parent[a] = b
     sets.assign(t, pts, b, sets.union(t, pts[a], pts[b]))
     sets.assign(t, prop, b, sets.intersect(t, prop[a], prop[b]))
     sets.assign(t, pts, a, EMPTY)
     sets.assign(t, prop, a, EMPTY)
+    if pts[b] != prop[b]:
+        _enqueue(wq, b)
     for f in range(len(fams)):
         fam = fams[f]
-        s, sl = bits.or_into(fam[b], flen[f, b], fam[a], flen[f, a])
-        fam[b] = s
+        if flen[f, a] == 0:
+            continue
+        old = fam[b]
+        s, sl = bits.or_into(old, flen[f, b], fam[a], flen[f, a])
+        if len(s) != len(old):
+            fam[b] = s
         flen[f, b] = sl
         fam[a] = empty
         flen[f, a] = 0
@@ -144,13 +150,25 @@ def _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty):
 
 
 @njit(cache=True)
-def _take(t, x, c, pts, ctr):
+def _enqueue(wq, v):
+    """Note that ``v`` has a delta: ``wq[0]`` counts the nodes in ``wq[1:]``; ``wq[n + 1 + v]`` is 1
+    while ``v`` waits (in this list or in the round's queue)."""
+    n = (len(wq) - 1) // 2
+    if wq[n + 1 + v] == 0:
+        wq[n + 1 + v] = 1
+        wq[0] += 1
+        wq[wq[0]] = v
+
+
+@njit(cache=True)
+def _take(t, x, c, pts, ctr, wq):
     """``pts(x) = c`` where ``c ⊇ pts(x)`` is the result of a push into x. True if it changed."""
     ctr[C_PUSH] += 1
     if c == pts[x]:
         return False
     ctr[C_PUSH_CHANGED] += 1
     sets.assign(t, pts, x, c)
+    _enqueue(wq, x)
     return True
 
 
@@ -217,11 +235,11 @@ def _shifted(D, dl, o, obj_size, masks, out):
 
 
 @njit(cache=True)
-def _edge_push(t, a, x, pts, ctr):
+def _edge_push(t, a, x, pts, ctr, wq):
     """A new copy edge ``a -> x`` carries all of pts(a) at once."""
     ctr[C_EDGE_NEW] += 1
     if pts[a] != EMPTY:
-        _take(t, x, sets.union(t, pts[x], pts[a]), pts, ctr)
+        _take(t, x, sets.union(t, pts[x], pts[a]), pts, ctr, wq)
 
 
 @njit(cache=True)
@@ -248,18 +266,13 @@ def seed_addresses(t, addr_dst, addr_src, pts, buf):
 
 
 @njit(cache=True)
-def _add_edge(t, a, x, pts, suc, slen, ctr):
+def _add_edge(t, a, x, pts, suc, slen, ctr, wq):
     """Copy edge ``a -> x`` (representatives); a new edge carries all of pts(a)."""
     if a == x:
         return
     ctr[C_EDGE_TRY] += 1
-    s, sl, fresh = bits.add(suc[a], slen[a], x)
-    if not fresh:
-        return
-    if sl != slen[a]:
-        suc[a] = s
-        slen[a] = sl
-    _edge_push(t, a, x, pts, ctr)
+    if bits.add_at(suc, slen, a, x):
+        _edge_push(t, a, x, pts, ctr, wq)
 
 
 @njit(cache=True)
@@ -400,14 +413,66 @@ def _canonical(parent, suc, slen, ids):
 
 
 @njit(cache=True)
-def _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, ids):
+def _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, ids, wq):
     """One SCC pass over the copy graph (``fams[0]``): merge every cycle, then drop the
     successor ids the merges made stale. Returns ``(order, merged)``."""
     order, m_from, m_into = scc_order(n, parent, fams[0], flen[0])
     for i in range(len(m_from)):
-        _merge(t, m_from[i], m_into[i], parent, pts, prop, fams, flen, lists, empty)
+        _merge(t, m_from[i], m_into[i], parent, pts, prop, fams, flen, lists, empty, wq)
     _canonical(parent, fams[0], flen[0], ids)
     return order, len(m_from)
+
+
+@njit(cache=True)
+def _heap_push(heap, hn, key, v):
+    """Push ``v`` onto the binary min-heap ``heap[:hn]`` ordered by ``key[v]``; returns the new size."""
+    i = hn
+    heap[i] = v
+    while i > 0:
+        p = (i - 1) >> 1
+        if key[heap[p]] <= key[v]:
+            break
+        heap[i] = heap[p]
+        i = p
+    heap[i] = v
+    return hn + 1
+
+
+@njit(cache=True)
+def _heap_pop(heap, hn, key):
+    """Remove the smallest element of ``heap[:hn]``; returns ``(v, new size)``."""
+    top = heap[0]
+    hn -= 1
+    last = heap[hn]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= hn:
+            break
+        if c + 1 < hn and key[heap[c + 1]] < key[heap[c]]:
+            c += 1
+        if key[last] <= key[heap[c]]:
+            break
+        heap[i] = heap[c]
+        i = c
+    if hn > 0:
+        heap[i] = last
+    return top, hn
+
+
+@njit(cache=True)
+def _schedule(wq, heap, hn, pos, at, later, nl):
+    """Empty ``wq``: nodes after position ``at`` go into the round's heap, the others to ``later``
+    (the next round). Returns the sizes ``(hn, nl)``."""
+    for i in range(1, wq[0] + 1):
+        w = wq[i]
+        if pos[w] > at:
+            hn = _heap_push(heap, hn, pos, w)
+        else:
+            later[nl] = w
+            nl += 1
+    wq[0] = 0
+    return hn, nl
 
 
 @njit(cache=True)
@@ -462,33 +527,46 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     for c in range(len(copy_dst)):
         a, x = copy_src[c], copy_dst[c]
         if a != x:
-            s, sl, _ = bits.add(suc[a], slen[a], x)
-            suc[a] = s
-            slen[a] = sl
+            bits.add_at(suc, slen, a, x)
 
     visits = 0
     rounds = 0
     merged_scc = 0
     merged_hcd = 0
-    while True:
-        busy = False
-        for v in range(n):
-            if parent[v] == v and pts[v] != prop[v]:
-                busy = True
-                break
-        if not busy:
-            break
+    # Work queue: wq (see _enqueue) collects the nodes that got a delta; a round visits them
+    # in topological order (a min-heap by position in ``order``), and a node that gets a
+    # delta during the round is visited in it too if it comes later in the order (else it
+    # waits in ``later`` for the next round).
+    wq = np.zeros(2 * n + 1, np.int64)
+    inq = wq[n + 1:]
+    for v in range(n):
+        if pts[v] != prop[v]:
+            _enqueue(wq, v)
+    heap = np.empty(n, np.int64)
+    later = np.empty(n, np.int64)
+    nl = 0
+    pos = np.zeros(n, np.int64)
+    while wq[0] + nl > 0:
         rounds += 1
         # A new cycle needs a new edge: look again only once the copy graph has grown by
         # SCC_GROWTH since the last pass. Meanwhile the old order still lists every
         # representative (merges only remove some), so the rounds stay exact.
         n_edges = len(copy_dst) + ctr[C_EDGE_NEW]
         if rounds == 1 or (n_edges - scc_edges) * SCC_GROWTH > n_edges:
-            order, m = _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, scratch_ids)
+            order, m = _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, scratch_ids, wq)
             merged_scc += m
             scc_edges = n_edges
             ctr[C_SCC] += 1
-        for v in order:
+            for i in range(len(order)):
+                pos[order[i]] = i
+        hn = 0
+        for i in range(nl):
+            hn = _heap_push(heap, hn, pos, later[i])
+        nl = 0
+        hn, nl = _schedule(wq, heap, hn, pos, -1, later, nl)
+        while hn > 0:
+            v, hn = _heap_pop(heap, hn, pos)
+            inq[v] = 0
             if parent[v] != v or pts[v] == prop[v]:
                 continue
             visits += 1
@@ -514,13 +592,14 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         a = find(parent, z)
                         b = find(parent, tg)
                         if a != b:
-                            _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty)
+                            _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty, wq)
                             merged_hcd += 1
                 c = h_next[c]
             if parent[v] != v:
                 # v itself was merged: D is still outside its representative's prop (an intersection)
                 sets.decref(t, D)
                 sets.decref(t, P)
+                hn, nl = _schedule(wq, heap, hn, pos, pos[v], later, nl)
                 continue
             # prop[v] ∪ D is now pushed everywhere. Only when no merge lowered prop[v] does
             # every copy edge of v satisfy Q ⊆ pts(w), which join() relies on.
@@ -547,7 +626,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         rz = find(parent, z)
                         if mark[rz] != tok:      # many z may share one representative
                             mark[rz] = tok
-                            _add_edge(t, rz, x, pts, suc, slen, ctr)
+                            _add_edge(t, rz, x, pts, suc, slen, ctr, wq)
                 c = l_next[c]
             # x --store--> y, z ∈ Δpts(x), z ≠ i2p  ⟹  y --copy--> rep z
             # (sto[y]: the pointees z whose edge y --copy--> rep z exists already)
@@ -564,7 +643,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         rz = find(parent, z)
                         if mark[rz] != tok:
                             mark[rz] = tok
-                            _add_edge(t, y, rz, pts, suc, slen, ctr)
+                            _add_edge(t, y, rz, pts, suc, slen, ctr, wq)
                 c = s_next[c]
             # y --gep,o--> x, z ∈ pts(y), o < size(z)  ⟹  z+o ∈ pts(x)
             c = g_head[v]
@@ -572,7 +651,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                 gl = _shifted(Dw, dl, gep_off[c], obj_size, gmask, gbuf)
                 if gl > 0:
                     x = find(parent, gep_dst[c])
-                    _take(t, x, sets.union_words(t, pts[x], gbuf, gl), pts, ctr)
+                    _take(t, x, sets.union_words(t, pts[x], gbuf, gl), pts, ctr, wq)
                 c = g_next[c]
             # y --copy--> x  ⟹  Δpts(y) ⊆ pts(x), i.e. pts(x) ∪ pts(y) = pts(x) ∪ Δpts(y)
             # (several stale ids in suc[v] may resolve to one representative: push once)
@@ -589,11 +668,12 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                     seen[w] = visits
                     ctr[C_COPY_PUSH] += 1
                     if exact:
-                        _take(t, w, sets.join(t, pts[w], P, D), pts, ctr)
+                        _take(t, w, sets.join(t, pts[w], P, D), pts, ctr, wq)
                     else:
-                        _take(t, w, sets.union(t, pts[w], D), pts, ctr)
+                        _take(t, w, sets.union(t, pts[w], D), pts, ctr, wq)
             sets.decref(t, D)
             sets.decref(t, P)
+            hn, nl = _schedule(wq, heap, hn, pos, pos[v], later, nl)
     return parent, pts, t, visits, rounds, merged_scc, merged_hcd, ctr
 
 
