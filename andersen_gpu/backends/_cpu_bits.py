@@ -145,7 +145,7 @@ def or_fresh_at(sets, lens, i, s, slen, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_at(sets, lens, i, x):
     """Insert id ``x`` into ``sets[i]`` of a family (``lens[i]`` its length). True if it was new."""
     a = sets[i]
@@ -154,6 +154,23 @@ def add_at(sets, lens, i, x):
     if len(p) != len(a):
         sets[i] = p
     return fresh
+
+
+@njit(cache=True)
+def of_ids(ids, out):
+    """The set of the ids in ``ids`` (any order, repeats allowed; sorted in place) into ``out``
+    (room for ``len(ids)`` elements). Returns its length in elements."""
+    ids.sort()
+    k = 0
+    for x in ids:
+        b, bit = element_of(x)
+        if k > 0 and out[2 * k - 2] == b:
+            out[2 * k - 1] |= bit
+        else:
+            out[2 * k] = b
+            out[2 * k + 1] = bit
+            k += 1
+    return k
 
 
 @njit(cache=True)

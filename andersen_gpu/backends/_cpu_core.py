@@ -149,7 +149,7 @@ def _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty, wq):
         _append(head, tail, nxt, a, b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _enqueue(wq, v):
     """Note that ``v`` has a delta: ``wq[0]`` counts the nodes in ``wq[1:]``; ``wq[n + 1 + v]`` is 1
     while ``v`` waits (in this list or in the round's queue)."""
@@ -160,7 +160,7 @@ def _enqueue(wq, v):
         wq[wq[0]] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take(t, x, c, pts, ctr, wq):
     """``pts(x) = c`` where ``c ⊇ pts(x)`` is the result of a push into x. True if it changed."""
     ctr[C_PUSH] += 1
@@ -194,6 +194,19 @@ def _emit(out, k, base, word):
     out[2 * k] = base
     out[2 * k + 1] = word
     return k + 1
+
+
+@njit(cache=True)
+def _masked(D, dl, mask, out):
+    """``D`` restricted to the bits of ``mask`` (a dense word per base) into ``out``; returns its length."""
+    k = 0
+    for i in range(dl):
+        m = D[2 * i + 1] & mask[D[2 * i]]
+        if m:
+            out[2 * k] = D[2 * i]
+            out[2 * k + 1] = m
+            k += 1
+    return k
 
 
 @njit(cache=True)
@@ -234,7 +247,7 @@ def _shifted(D, dl, o, obj_size, masks, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _edge_push(t, a, x, pts, ctr, wq):
     """A new copy edge ``a -> x`` carries all of pts(a) at once."""
     ctr[C_EDGE_NEW] += 1
@@ -265,7 +278,7 @@ def seed_addresses(t, addr_dst, addr_src, pts, buf):
             k = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_edge(t, a, x, pts, suc, slen, ctr, wq):
     """Copy edge ``a -> x`` (representatives); a new edge carries all of pts(a)."""
     if a == x:
@@ -397,17 +410,8 @@ def _canonical(parent, suc, slen, ids):
                     m += 1
         if not stale:
             continue
-        reps = np.sort(ids[:m])
         out = np.empty(2 * m, np.uint64)
-        k = 0
-        for i in range(m):
-            base, bit = bits.element_of(reps[i])
-            if k > 0 and out[2 * k - 2] == base:
-                out[2 * k - 1] |= bit
-            else:
-                out[2 * k] = base
-                out[2 * k + 1] = bit
-                k += 1
+        k = bits.of_ids(ids[:m], out)
         suc[v] = out
         slen[v] = k
 
@@ -492,6 +496,8 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     gbuf = np.empty(2 * (n // 64 + 2), np.uint64)     # room for any set of node ids
     gmask = _gep_masks(n, obj_size)
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
+    d1buf = np.empty(2 * (n // 64 + 2), np.uint64)
+    d64buf = np.empty(2 * (n // 64 + 2), np.uint64)
     seen = np.full(n, -1, np.int64)    # visit number of the last copy push into each node
     mark = np.full(n, -1, np.int64)    # load/store constraint (token) that last made an edge at each node
     tok = 0
@@ -629,26 +635,49 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                             _add_edge(t, rz, x, pts, suc, slen, ctr, wq)
                 c = l_next[c]
             # x --store--> y, z ∈ Δpts(x), z ≠ i2p  ⟹  y --copy--> rep z
-            # (sto[y]: the pointees z whose edge y --copy--> rep z exists already)
+            # (sto[y]: the pointees z whose edge y --copy--> rep z exists already; the new
+            # targets go into suc[y] in one merge, not one insertion each)
             c = s_head[v]
             while c >= 0:
                 y = find(parent, store_src[c])
                 tok += 1
                 k = bits.or_fresh_at(sto, stl, y, Dm, dml, fbuf)
+                m = 0
                 for i in range(k):
                     word = fbuf[2 * i + 1]
                     while word:
                         z = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
                         word &= word - ONE
                         rz = find(parent, z)
-                        if mark[rz] != tok:
+                        if mark[rz] != tok and rz != y:
                             mark[rz] = tok
-                            _add_edge(t, y, rz, pts, suc, slen, ctr, wq)
+                            scratch_ids[m] = rz
+                            m += 1
+                if m > 0:
+                    ctr[C_EDGE_TRY] += m
+                    k = bits.or_fresh_at(suc, slen, y, gbuf, bits.of_ids(scratch_ids[:m], gbuf), fbuf)
+                    for i in range(k):
+                        word = fbuf[2 * i + 1]
+                        while word:
+                            w = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
+                            word &= word - ONE
+                            _edge_push(t, y, w, pts, ctr, wq)
                 c = s_next[c]
             # y --gep,o--> x, z ∈ pts(y), o < size(z)  ⟹  z+o ∈ pts(x)
+            # (offsets >= 1 only reach objects of two fields or more, >= 64 those of 64 or more:
+            # the delta is narrowed to them once per visit)
             c = g_head[v]
+            if c >= 0:
+                d1 = _masked(Dw, dl, gmask[1], d1buf)
+                d64 = _masked(d1buf, d1, gmask[63], d64buf)
             while c >= 0:
-                gl = _shifted(Dw, dl, gep_off[c], obj_size, gmask, gbuf)
+                o = gep_off[c]
+                if o == 0:
+                    gl = _shifted(Dw, dl, o, obj_size, gmask, gbuf)
+                elif o < 64:
+                    gl = _shifted(d1buf, d1, o, obj_size, gmask, gbuf)
+                else:
+                    gl = _shifted(d64buf, d64, o, obj_size, gmask, gbuf)
                 if gl > 0:
                     x = find(parent, gep_dst[c])
                     _take(t, x, sets.union_words(t, pts[x], gbuf, gl), pts, ctr, wq)

@@ -129,7 +129,7 @@ def new_table(universe):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def words(t, s):
     """The words of set ``s`` (``2 * length(t, s)`` of them)."""
     meta = t.meta
@@ -137,19 +137,19 @@ def words(t, s):
     return t.pool[o:o + 2 * meta[M_LEN, s]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def length(t, s):
     """Number of elements (64-id words) of set ``s``."""
     return t.meta[M_LEN, s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def incref(t, s):
     if s != EMPTY:
         t.meta[M_REFC, s] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decref(t, s):
     """Drop one reference; frees ``s`` when it was the last."""
     if s != EMPTY:
@@ -159,14 +159,14 @@ def decref(t, s):
             _free(t, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def release(t, s):
     """Free ``s`` if nobody holds it (for results that were not kept)."""
     if s != EMPTY and t.meta[M_REFC, s] == 0:
         _free(t, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def assign(t, ids, v, s):
     """``ids[v] = s``, moving one reference from the old set to ``s``."""
     old = ids[v]
@@ -379,7 +379,7 @@ def _slot(k1, k2, mask):
     return np.int64(h & np.uint64(mask))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _memo_get(memo, meta, tag, a, b):
     """The cached result of ``a op b``, or -1."""
     k1 = a | (meta[M_GEN, a] << 32)
@@ -393,7 +393,7 @@ def _memo_get(memo, meta, tag, a, b):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _memo_put(memo, meta, tag, a, b, c):
     k1 = a | (meta[M_GEN, a] << 32)
     k2 = b | (meta[M_GEN, b] << 32) | (np.int64(tag) << 60)

@@ -424,23 +424,6 @@ def _add_store_edges(t_ptr, t_node, src, pre, prl, fre, frl):
     return new
 
 
-@njit(cache=True)
-def _set_of_ids(ids):
-    """The bit-set of the ids in ``ids`` (any order, repeats allowed)."""
-    ids = np.sort(ids)
-    out = np.empty(2 * len(ids), np.uint64)
-    k = 0
-    for x in ids:
-        b, bit = bits.element_of(x)
-        if k > 0 and out[2 * k - 2] == b:
-            out[2 * k - 1] |= bit
-        else:
-            out[2 * k] = b
-            out[2 * k + 1] = bit
-            k += 1
-    return out, k
-
-
 @njit(parallel=True, cache=True)
 def _canonical_preds(parent, pre, prl):
     """Rewrite every representative's ``pre`` with representative ids (drops stale duplicates, self-edges)."""
@@ -461,7 +444,8 @@ def _canonical_preds(parent, pre, prl):
                 if u != v:
                     ids[m] = u
                     m += 1
-        out, k = _set_of_ids(ids[:m])
+        out = np.empty(2 * m, np.uint64)
+        k = bits.of_ids(ids[:m], out)
         pre[v] = out
         prl[v] = k
 
