@@ -25,10 +25,11 @@ Contracts:
   generation grows each time it is freed, so an entry naming a freed set never
   matches); ``a ∪ a``, ``a ∪ ∅`` and a union already known cost no set work,
   and a computed union also records ``a ∪ c = c`` and ``b ∪ c = c``.
-* Memory: the pool holds the live sets' words plus garbage of at most the same
-  size (a repack copies the live sets into a pool of twice their size when
-  full); the index, the per-id arrays and the cache grow with the number of live
-  sets. ``stats(t)`` reports the peak (:data:`STAT_NAMES`).
+* Memory: the pool holds the live sets' words plus garbage; when it is full, a
+  repack copies the live sets into a new pool of the same size if that leaves
+  half of it free, else of 1.5 times their size (both pools exist during the
+  copy). The index, the per-id arrays and the cache grow with the number of
+  live sets. ``stats(t)`` reports the peaks (:data:`STAT_NAMES`).
 """
 
 from __future__ import annotations
@@ -58,10 +59,10 @@ MEMO_MAX = 1 << 21
 STAT_NAMES = ("sets made", "intern hits", "sets freed", "unions", "unions trivial", "memo hits",
               "unions computed", "unions that changed nothing", "union elements read", "diffs computed",
               "diff elements read", "intersections computed", "repacks", "live sets (peak)", "set words (peak)",
-              "table bytes (peak)")
+              "table bytes (peak)", "live sets")
 (S_MADE, S_INTERN_HIT, S_FREED, S_UNION, S_TRIVIAL, S_MEMO_HIT, S_UNION_DONE, S_UNION_SAME, S_UNION_READ,
- S_DIFF_DONE, S_DIFF_READ, S_INTER_DONE, S_REPACK, S_LIVE_PEAK, S_WORDS_PEAK, S_BYTES_PEAK) = range(16)
-N_STATS = 16
+ S_DIFF_DONE, S_DIFF_READ, S_INTER_DONE, S_REPACK, S_LIVE_PEAK, S_WORDS_PEAK, S_BYTES_PEAK, S_LIVE) = range(17)
+N_STATS = 17
 
 
 @structref.register
@@ -294,8 +295,8 @@ def _repack(t, need):
     t.st[S_REPACK] += 1
     want = t.live_words + need
     cap = len(t.pool)
-    while cap < 2 * want:
-        cap *= 2
+    if want > cap // 2:       # else the same size: at least half of it is free afterwards
+        cap = want + want // 2 + 1024
     pool = np.empty(cap, np.uint64)
     _note_peak(t, 8 * cap)          # both pools exist during the copy
     old = t.pool
@@ -613,8 +614,9 @@ def intersect(t, a, b):
 
 @njit(cache=True)
 def stats(t):
-    """The counters as an int64 array (:data:`STAT_NAMES`)."""
+    """The counters as an int64 array (:data:`STAT_NAMES`; "live sets" counts the empty set)."""
     _note_peak(t, 0)
+    t.st[S_LIVE] = t.n_live
     return t.st.copy()
 
 
