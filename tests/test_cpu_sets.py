@@ -148,3 +148,25 @@ def test_many_live_sets_grow_the_table_and_stay_exact():
         assert sets.intern(t, *_words(xs)) == s
     st_ = dict(zip(sets.STAT_NAMES, sets.stats(t)))
     assert st_["repacks"] > 0 and st_["live sets (peak)"] >= len(held)
+
+
+def test_diff_and_union_of_long_sets_with_shared_runs():
+    # b is a with a few ids removed and a few added: long runs of equal elements (compared
+    # several at a time) broken by the differences, at the ends and in the middle
+    t = sets.new_table(1 << 16)
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        a = set(rng.choice(1 << 16, 3000, replace=False).tolist())
+        drop = set(rng.choice(sorted(a), trial % 7, replace=False).tolist())
+        extra = set(rng.integers(0, 1 << 16, trial % 5).tolist())
+        if trial % 3 == 0:
+            drop |= {min(a), max(a)}
+        b = (a - drop) | extra
+        ia = sets.intern(t, *_words(a))
+        sets.incref(t, ia)
+        ib = sets.intern(t, *_words(b))
+        sets.incref(t, ib)
+        assert _contents(t, sets.diff(t, ia, ib)) == a - b
+        assert _contents(t, sets.diff(t, ib, ia)) == b - a
+        assert _contents(t, sets.union(t, ia, ib)) == a | b
+        assert _contents(t, sets.intersect(t, ia, ib)) == a & b

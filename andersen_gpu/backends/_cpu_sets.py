@@ -430,11 +430,11 @@ def _union_words(pw, pl, sw, sl, out):
     while j < sl:
         bb = sw[2 * j]
         i2 = bits.seek(pw, pl, i, bb)
-        while i < i2:
-            out[2 * k] = pw[2 * i]
-            out[2 * k + 1] = pw[2 * i + 1]
-            k += 1
-            i += 1
+        if i2 > i:
+            for x in range(2 * (i2 - i)):
+                out[2 * k + x] = pw[2 * i + x]
+            k += i2 - i
+            i = i2
         if i < pl and pw[2 * i] == bb:
             out[2 * k] = bb
             out[2 * k + 1] = pw[2 * i + 1] | sw[2 * j + 1]
@@ -444,11 +444,9 @@ def _union_words(pw, pl, sw, sl, out):
             out[2 * k + 1] = sw[2 * j + 1]
         k += 1
         j += 1
-    while i < pl:
-        out[2 * k] = pw[2 * i]
-        out[2 * k + 1] = pw[2 * i + 1]
-        k += 1
-        i += 1
+    for x in range(2 * (pl - i)):
+        out[2 * k + x] = pw[2 * i + x]
+    k += pl - i
     return k, True
 
 
@@ -534,6 +532,47 @@ def union_words(t, a, sw, sl):
     return _union_with(t, a, sw, sl)
 
 
+#: elements compared at once where a set and the one taken from it agree
+_BLOCK = 8
+
+
+@njit(cache=True)
+def _diff_words(aw, al, bw, bl, out):
+    """``a − b`` into ``out``; returns ``(k, removed)`` (``removed``: the result is not ``a``).
+
+    Where both hold the same run of elements (the usual case: ``b`` is an older
+    version of ``a``), _BLOCK of them are compared at once and skipped.
+    """
+    k = 0
+    i = 0
+    j = 0
+    removed = False
+    while i < al:
+        if i + _BLOCK <= al and j + _BLOCK <= bl:
+            acc = np.uint64(0)
+            for x in range(2 * _BLOCK):
+                acc |= aw[2 * i + x] ^ bw[2 * j + x]
+            if acc == 0:
+                removed = True
+                i += _BLOCK
+                j += _BLOCK
+                continue
+        base = aw[2 * i]
+        word = aw[2 * i + 1]
+        j = bits.seek(bw, bl, j, base)
+        if j < bl and bw[2 * j] == base:
+            if word & bw[2 * j + 1]:
+                removed = True
+                word &= ~bw[2 * j + 1]
+            j += 1
+        if word:
+            out[2 * k] = base
+            out[2 * k + 1] = word
+            k += 1
+        i += 1
+    return k, removed
+
+
 @njit(cache=True)
 def diff(t, a, b):
     """Id of ``a − b``; no reference taken."""
@@ -551,23 +590,8 @@ def diff(t, a, b):
     bl = t.meta[M_LEN, b]
     t.st[S_DIFF_DONE] += 1
     t.st[S_DIFF_READ] += al
+    k, removed = _diff_words(aw, al, bw, bl, t.buf)
     out = t.buf
-    k = 0
-    j = 0
-    removed = False
-    for i in range(al):
-        base = aw[2 * i]
-        word = aw[2 * i + 1]
-        j = bits.seek(bw, bl, j, base)
-        if j < bl and bw[2 * j] == base:
-            if word & bw[2 * j + 1]:
-                removed = True
-                word &= ~bw[2 * j + 1]
-            j += 1
-        if word:
-            out[2 * k] = base
-            out[2 * k + 1] = word
-            k += 1
     c = intern(t, out, k) if removed else a
     _memo_put(t.memo, t.meta, _DIFF, a, b, c)
     return c
