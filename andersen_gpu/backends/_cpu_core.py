@@ -20,9 +20,11 @@ one union); a node whose set equals its successor's costs nothing.
 
 Each round (1) finds strongly connected components of the copy graph
 (Tarjan) and merges them -- only once the graph has grown by 1 % since the
-last pass; in between the last order is reused --, and (2) visits
-representatives with a delta in that topological order, pushing it through
-v's constraints:
+last pass; in between the last order is reused -- and rewrites successor sets
+with representatives, and (2) visits the representatives with a delta in that
+topological order (a min-heap by position: a node that gets a delta from one
+earlier in the order is visited in the same round, one that gets it from a
+later node waits for the next round), pushing it through v's constraints:
 
 * ``y --load--> x``,  ``z ∈ Δpts(y)``, ``z ≠ i2p``  ⟹  ``rep z --copy--> x``
 * ``x --store--> y``, ``z ∈ Δpts(x)``, ``z ≠ i2p``  ⟹  ``y --copy--> rep z``
@@ -36,8 +38,7 @@ Merging a into b gives ``pts = pts a ∪ pts b`` and ``prop = prop a ∩ prop b`
 Loads and stores are applied a whole delta at a time, with word-wide set
 operations: ``Δpts(y) − lin[x]`` are the new load edges into x, and
 ``Δpts(x) − sto[y]`` the new store edges out of y. Only new edges cost per-id
-work. Geps build ``{z+o}`` for the
-delta and push it once.
+work. Geps build ``{z+o}`` for the delta and push it once.
 
 Rounds repeat until no representative has a delta (wave propagation, Pereira and
 Berlin, CGO 2009, with the HCD table of Hardekopf and Lin, CGO 2007).

@@ -1,7 +1,9 @@
 """The CPU solver's multi-core mode: wave propagation with owner-writes (numba ``prange``).
 
 Same constraints, rules and result as :mod:`._cpu_core` (the serial solver);
-what differs is who writes what, so that threads never write the same set.
+what differs is who writes what, so that threads never write the same set,
+and that every node owns its sets (the serial solver's shared, interned sets
+would need a table that threads update at once).
 The copy graph is kept *inverted*: ``pre[v]`` holds the copy predecessors of
 ``v`` (stale ids resolve through ``find``), so a node pulls into its own sets.
 
@@ -46,8 +48,8 @@ are deferred), every node first takes ``P`` of its deferred predecessors
 (:func:`_settle`), so nothing in flight is lost. A merge through the HCD table
 folds both nodes' ``D`` into the survivor's ``dlt`` and marks it ``touched``:
 next round it takes ``P`` of *all* its predecessors (which of the merged
-edges were deferred is no longer known). Merges use the serial solver's rule
-(merged delta ``(pts a XOR pts b) ∪ Δa ∪ Δb``). The fixpoint reached
+edges were deferred is no longer known). A merge's delta is
+``(pts a XOR pts b) ∪ Δa ∪ Δb`` (the serial solver's ``pts − prop a ∩ prop b``). The fixpoint reached
 satisfies every rule and only ids the rules force were added, so it is the
 least solution: the serial solver's.
 
@@ -606,10 +608,10 @@ def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
 
     Parameters are ``_cpu_core.solve_core``'s, plus ``n_threads`` (numba's
     thread count, for per-thread scratch). Returns ``(parent, pts, plen,
-    visits, rounds, merged_scc, merged_hcd, ctr, ms)`` like ``solve_core``
-    (``visits``: node-rounds with a non-empty delta); the set of node v is
-    ``pts[find(parent, v)]``; ``ctr`` as :data:`COUNTER_NAMES`, ``ms`` the wall
-    time of each step as :data:`PHASE_NAMES`.
+    visits, rounds, merged_scc, merged_hcd, ctr, ms)`` (``visits``: node-rounds
+    with a non-empty delta); the set of node v is ``pts[find(parent, v)]``
+    (length ``plen``, see :func:`extract`); ``ctr`` as :data:`COUNTER_NAMES`,
+    ``ms`` the wall time of each step as :data:`PHASE_NAMES`.
     """
     parent = rep.copy()
     ctr = np.zeros(N_CTR, np.int64)

@@ -1,16 +1,18 @@
-"""The fast CPU backend: compiled worklist solver on sparse bit-sets.
+"""The fast CPU backend: compiled worklist solver on shared sparse bit-sets.
 
 Pipeline: offline preprocessing (:func:`andersen_gpu.preprocess.collapse`:
 copy-cycle collapse and HVN) shrinks the problem; the compiled core
 (:mod:`._cpu_core`) solves it with difference propagation in topological
 waves, collapsing copy cycles each wave and merging by the dump's HCD table
-on the fly; equal sets are then deduplicated *before* they are expanded into
-the :class:`Solution` (linux has about 1.5 G points-to edges but far fewer
-distinct sets).
+on the fly. Points-to sets live in a hash-consed set table
+(:mod:`._cpu_sets`): every distinct set is stored once, nodes hold set ids,
+unions are memoized and sets no node holds are freed, so memory follows the
+distinct sets, not the nodes. The :class:`Solution` is built from the table's
+distinct sets, each expanded once (never per node).
 
 ``threads > 1`` swaps the compiled core for the multi-core one
 (:mod:`._cpu_wave`: level-synchronous wave propagation with owner-writes,
-numba ``prange``); same result, same statistics fields, and (so far) slower.
+numba ``prange``) on private per-node sets; same result, and slower.
 """
 
 from __future__ import annotations
@@ -76,9 +78,11 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         :mod:`._cpu_wave` on min(N, numba's thread limit) threads (the limit is
         the core count unless ``NUMBA_NUM_THREADS`` says otherwise; the
         number used is in ``stats.notes["threads"]``). Same solution, but
-        *slower* on every paper input measured (16 cores: gcc 0.18x, vim
-        0.32x, php 0.08x; ``bench/results/cpu-threads-h200.md`` says why):
-        it exists to be measured and improved, not as a speed-up.
+        *slower* on every input measured, and its sets are private per node
+        (memory grows with nodes times set size, unlike the serial solver's
+        shared sets; ``bench/results/cpu-threads-h200.md``,
+        ``bench/results/cpu-shared-sets.md``): it exists to be measured and
+        improved, not as a speed-up.
     hcd : bool
         Merge online by the HCD table (``cs.hcd_ptr``/``cs.hcd_target``)
         when there is one.
@@ -88,8 +92,12 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
     Solution
         With ``stats``: backend "cpu", iterations (node visits), solve_ms
         (preprocessing included), peak_host_bytes (process max RSS), and
-        notes with preprocessing counts, rounds, online merges and the
-        core's work counters (``core pushes``, ``core new edges``, ...).
+        notes with preprocessing counts, rounds, online merges, the
+        core's work counters (``core pushes``, ``core new edges``, ...) and,
+        for the serial solver, the set table's (``set table ...``: distinct
+        sets made and freed, memo hits, ``set table table bytes (peak)`` and
+        ``set table bytes per final fact``, that peak over the solution's
+        points-to facts of every node).
 
     Raises
     ------
