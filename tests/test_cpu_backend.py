@@ -109,6 +109,24 @@ def test_gep_offsets_around_64_and_int_to_pointer():
         _assert_same(cs, preprocess=pre)
 
 
+def test_load_edges_beyond_the_pending_capacity():
+    # p points to 30 objects and 10 values load through it: 300 load-made edges in one visit,
+    # more than the pending list holds (n + 16), so it is merged mid-rule; each object points
+    # somewhere of its own, and a store and a copy cycle among the loaded values follow
+    k, m = 30, 10
+    n = 1 + k + k + m
+    objs = list(range(1, 1 + k))
+    targets = list(range(1 + k, 1 + 2 * k))
+    vals = list(range(1 + 2 * k, n))
+    cs = ConstraintSet.from_lists(n, obj_size={o: 1 for o in objs + targets},
+                                  addr=[(0, o) for o in objs] + [(o, tg) for o, tg in zip(objs, targets)],
+                                  load=[(x, 0) for x in vals], store=[(0, vals[0])],
+                                  copy=[(vals[1], vals[2]), (vals[2], vals[1])])
+    sol = _assert_same(cs, preprocess=False)
+    assert sol.stats.notes["core pending edges merged when full"] > 0
+    assert set(sol.points_to(vals[3]).tolist()) == set(targets)
+
+
 def test_stats_and_threads():
     cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
     sol = cpu.solve(cs)

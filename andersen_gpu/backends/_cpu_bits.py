@@ -157,6 +157,14 @@ def add_at(sets, lens, i, x):
 
 
 @njit(cache=True)
+def contains(a, alen, x):
+    """Whether id ``x`` is in the set."""
+    base, bit = element_of(x)
+    j = seek(a, alen, 0, base)
+    return j < alen and a[2 * j] == base and (a[2 * j + 1] & bit) != 0
+
+
+@njit(cache=True)
 def of_ids(ids, out):
     """The set of the ids in ``ids`` (any order, repeats allowed; sorted in place) into ``out``
     (room for ``len(ids)`` elements). Returns its length in elements."""

@@ -59,9 +59,9 @@ ONE = np.uint64(1)
 
 # work counters (solve_core's last result), see COUNTER_NAMES
 COUNTER_NAMES = ("pushes", "pushes that changed", "edge candidates", "new edges", "copy pushes", "delta words",
-                 "duplicate copy targets", "scc passes")
-(C_PUSH, C_PUSH_CHANGED, C_EDGE_TRY, C_EDGE_NEW, C_COPY_PUSH, C_DELTA_W, C_COPY_DUP, C_SCC) = range(8)
-N_CTR = 8
+                 "duplicate copy targets", "scc passes", "pending edges merged when full")
+(C_PUSH, C_PUSH_CHANGED, C_EDGE_TRY, C_EDGE_NEW, C_COPY_PUSH, C_DELTA_W, C_COPY_DUP, C_SCC, C_PEND_FULL) = range(9)
+N_CTR = 9
 # an SCC pass runs when the copy graph grew by more than 1/SCC_GROWTH of its edges
 SCC_GROWTH = 100
 
@@ -279,16 +279,6 @@ def seed_addresses(t, addr_dst, addr_src, pts, buf):
             k = 0
 
 
-@njit(cache=True, inline="always")
-def _add_edge(t, a, x, pts, suc, slen, ctr, wq):
-    """Copy edge ``a -> x`` (representatives); a new edge carries all of pts(a)."""
-    if a == x:
-        return
-    ctr[C_EDGE_TRY] += 1
-    if bits.add_at(suc, slen, a, x):
-        _edge_push(t, a, x, pts, ctr, wq)
-
-
 @njit(cache=True)
 def _tarjan_enter(v, counter, sp, fp, index, low, onstack, stack, fr_v, fr_e, fr_b):
     """Tarjan's visit of ``v``: number it, push it on the SCC stack and push its frame.
@@ -429,6 +419,38 @@ def _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, ids, wq):
 
 
 @njit(cache=True)
+def _flush(v, p_head, pend_x, pend_nx, suc, slen, ids, buf, out, ctr):
+    """Move the pending load-made edges ``v -> x`` (a list from ``p_head[v]`` through
+    ``pend_x``/``pend_nx``) into ``suc[v]`` in one merge; counts the new ones."""
+    c = p_head[v]
+    if c < 0:
+        return
+    m = 0
+    while c >= 0:
+        if m == len(ids):
+            grown = np.empty(2 * m, np.int64)
+            grown[:m] = ids[:m]
+            ids = grown
+        ids[m] = pend_x[c]
+        m += 1
+        c = pend_nx[c]
+    p_head[v] = -1
+    k = bits.or_fresh_at(suc, slen, v, buf, bits.of_ids(ids[:m], buf), out)
+    for i in range(k):
+        word = out[2 * i + 1]
+        while word:
+            word &= word - ONE
+            ctr[C_EDGE_NEW] += 1
+
+
+@njit(cache=True)
+def _flush_all(p_nodes, n_pn, p_head, pend_x, pend_nx, suc, slen, ids, buf, out, ctr):
+    """:func:`_flush` every node listed in ``p_nodes[:n_pn]``."""
+    for i in range(n_pn):
+        _flush(p_nodes[i], p_head, pend_x, pend_nx, suc, slen, ids, buf, out, ctr)
+
+
+@njit(cache=True)
 def _heap_push(heap, hn, key, v):
     """Push ``v`` onto the binary min-heap ``heap[:hn]`` ordered by ``key[v]``; returns the new size."""
     i = hn
@@ -549,12 +571,26 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     for v in range(n):
         if pts[v] != prop[v]:
             _enqueue(wq, v)
+    # pending load-made edges (see the load rule), listed per source node
+    pend_x = np.empty(n + 16, np.int64)      # when full, every list is merged at once
+    pend_nx = np.empty(n + 16, np.int64)
+    pbuf = np.empty(2 * (n // 64 + 2), np.uint64)   # the merge's own buffers: it may run inside the load rule
+    pout = np.empty(2 * (n // 64 + 2), np.uint64)
+    n_pend = 0
+    p_head = np.full(n, -1, np.int64)
+    p_listed = np.zeros(n, np.bool_)
+    p_nodes = np.empty(n, np.int64)
+    n_pn = 0
     heap = np.empty(n, np.int64)
     later = np.empty(n, np.int64)
     nl = 0
     pos = np.zeros(n, np.int64)
     while wq[0] + nl > 0:
         rounds += 1
+        _flush_all(p_nodes, n_pn, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf, pout, ctr)
+        p_listed[p_nodes[:n_pn]] = False
+        n_pn = 0
+        n_pend = 0
         # A new cycle needs a new edge: look again only once the copy graph has grown by
         # SCC_GROWTH since the last pass. Meanwhile the old order still lists every
         # representative (merges only remove some), so the rounds stay exact.
@@ -577,6 +613,8 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
             if parent[v] != v or pts[v] == prop[v]:
                 continue
             visits += 1
+            if p_head[v] >= 0:
+                _flush(v, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf, pout, ctr)
             P = pts[v]
             Q = prop[v]
             D = sets.diff(t, P, Q)
@@ -599,6 +637,10 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         a = find(parent, z)
                         b = find(parent, tg)
                         if a != b:
+                            if p_head[a] >= 0:
+                                _flush(a, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf, pout, ctr)
+                            if p_head[b] >= 0:
+                                _flush(b, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf, pout, ctr)
                             _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty, wq)
                             merged_hcd += 1
                 c = h_next[c]
@@ -619,7 +661,9 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                 # loads and stores ignore the int-to-pointer object
                 Dm, dml = bits.without(Dw, dl, i2p)
             # y --load--> x, z ∈ Δpts(y), z ≠ i2p  ⟹  rep z --copy--> x
-            # (lin[x]: the pointees z whose edge z --copy--> x exists already)
+            # (lin[x]: the pointees z whose edge z --copy--> x exists already; a new edge
+            # carries pts(rep z) at once and waits in rep z's pending list, merged into
+            # suc[rep z] before rep z is visited: one merge, not one insertion each)
             c = l_head[v]
             while c >= 0:
                 x = find(parent, load_dst[c])
@@ -631,9 +675,29 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         z = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
                         word &= word - ONE
                         rz = find(parent, z)
-                        if mark[rz] != tok:      # many z may share one representative
-                            mark[rz] = tok
-                            _add_edge(t, rz, x, pts, suc, slen, ctr, wq)
+                        if mark[rz] == tok or rz == x:      # many z may share one representative
+                            continue
+                        mark[rz] = tok
+                        ctr[C_EDGE_TRY] += 1
+                        if bits.contains(suc[rz], slen[rz], x):
+                            continue
+                        if n_pend == len(pend_x):       # full: everything pending moves now
+                            ctr[C_PEND_FULL] += 1
+                            _flush_all(p_nodes, n_pn, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf,
+                                       pout, ctr)
+                            p_listed[p_nodes[:n_pn]] = False
+                            n_pn = 0
+                            n_pend = 0
+                        pend_x[n_pend] = x
+                        pend_nx[n_pend] = p_head[rz]
+                        p_head[rz] = n_pend
+                        n_pend += 1
+                        if not p_listed[rz]:
+                            p_listed[rz] = True
+                            p_nodes[n_pn] = rz
+                            n_pn += 1
+                        if pts[rz] != EMPTY:
+                            _take(t, x, sets.union(t, pts[x], pts[rz]), pts, ctr, wq)
                 c = l_next[c]
             # x --store--> y, z ∈ Δpts(x), z ≠ i2p  ⟹  y --copy--> rep z
             # (sto[y]: the pointees z whose edge y --copy--> rep z exists already; the new
