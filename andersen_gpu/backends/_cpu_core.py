@@ -11,6 +11,9 @@ memoized. State per node ``v`` (meaningful while ``v`` is a representative):
 * ``suc[v]``  -- copy successors, as a bit-set of node ids (stale ids resolve via ``find``);
 * ``lin[x]``  -- the pointees z whose load-made edge ``rep z --copy--> x`` exists already;
 * ``sto[y]``  -- the pointees z whose store-made edge ``y --copy--> rep z`` exists already;
+* a pending list of load-made edges ``v -> x`` not yet in ``suc[v]`` (each already
+  carried pts(v)); it is merged into ``suc[v]`` before v's visit or merge, at
+  the start of each round, and whenever the lists hold n + 16 edges;
 * linked lists of the load / store / gep / HCD constraints whose pointer is v.
 
 Invariant: for every copy edge ``v -> w``, ``prop[v] ⊆ pts[w]``. So pushing
