@@ -577,6 +577,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     # pending load-made edges (see the load rule), listed per source node
     pend_x = np.empty(n + 16, np.int64)      # when full, every list is merged at once
     pend_nx = np.empty(n + 16, np.int64)
+    dbuf = np.empty(2 * (n // 64 + 2), np.uint64)   # the delta being pushed
     pbuf = np.empty(2 * (n // 64 + 2), np.uint64)   # the merge's own buffers: it may run inside the load rule
     pout = np.empty(2 * (n // 64 + 2), np.uint64)
     n_pend = 0
@@ -623,8 +624,9 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
             D = sets.diff(t, P, Q)
             sets.incref(t, P)                  # both stay live for the visit
             sets.incref(t, D)
-            Dw = sets.words(t, D)
             dl = sets.length(t, D)
+            Dw = dbuf[:2 * dl]                 # a copy: the table moves sets when it repacks
+            Dw[:] = sets.words(t, D)
             ctr[C_DELTA_W] += dl
             # HCD: every object entering pts(p) shares the set of t.
             c = h_head[v]

@@ -10,8 +10,9 @@ Contracts:
 
 * A set's contents never change while its id is live. Its words are
   ``words(t, s)`` (the sparse bit-set format of ``_cpu_bits``: ``[base, bits,
-  ...]``, ``length(t, s)`` elements); a view stays readable after later table
-  operations (moving sets always copies them into a new pool array).
+  ...]``, ``length(t, s)`` elements), a view into the pool that is valid until
+  the next operation that may make a set (:func:`intern` and every operation
+  below): sets move when the pool is repacked.
 * Interning is exact: a new set is compared word for word with every live set
   of equal hash and length before it gets an id.
 * Reference counts: whoever keeps an id across table operations holds a
@@ -26,10 +27,11 @@ Contracts:
   matches); ``a ∪ a``, ``a ∪ ∅`` and a union already known cost no set work,
   and a computed union also records ``a ∪ c = c`` and ``b ∪ c = c``.
 * Memory: the pool holds the live sets' words plus garbage; when it is full, a
-  repack copies the live sets into a new pool of the same size if that leaves
-  half of it free, else of 1.5 times their size (both pools exist during the
-  copy). The index, the per-id arrays and the cache grow with the number of
-  live sets. ``stats(t)`` reports the peaks (:data:`STAT_NAMES`).
+  repack slides the live sets down in place if that leaves a third of it free,
+  else copies them into a new pool twice their size (both pools exist during
+  the copy): at most twice the live words, three times while growing. The
+  index, the per-id arrays and the cache grow with the number of live sets.
+  ``stats(t)`` reports the peaks (:data:`STAT_NAMES`).
 """
 
 from __future__ import annotations
@@ -291,22 +293,44 @@ def _new_id(t):
 
 @njit(cache=True)
 def _repack(t, need):
-    """Copy the live sets into a new pool with room for ``need`` more words (old views stay valid)."""
+    """Make room for ``need`` more words: slide the live sets down in place when that leaves a
+    third of the pool free, else copy them into a new pool of twice the words needed."""
     t.st[S_REPACK] += 1
     want = t.live_words + need
-    cap = len(t.pool)
-    if want > cap // 2:       # else the same size: at least half of it is free afterwards
-        cap = want + want // 2 + 1024
+    meta = t.meta
+    old = t.pool
+    if 3 * want <= 2 * len(old):
+        ids = np.empty(t.n_live, np.int64)
+        m = 0
+        for s in range(1, t.n_ids):
+            if meta[M_LEN, s] > 0:
+                ids[m] = s
+                m += 1
+        offs = np.empty(m, np.int64)
+        for i in range(m):
+            offs[i] = meta[M_OFF, ids[i]]
+        top = 0
+        for i in np.argsort(offs):       # ascending offsets: every word moves down or stays
+            s = ids[i]
+            k = 2 * meta[M_LEN, s]
+            o = meta[M_OFF, s]
+            if o != top:
+                for x in range(k):
+                    old[top + x] = old[o + x]
+                meta[M_OFF, s] = top
+            top += k
+        t.top = top
+        return
+    cap = 2 * want + 1024
     pool = np.empty(cap, np.uint64)
     _note_peak(t, 8 * cap)          # both pools exist during the copy
-    old = t.pool
-    meta = t.meta
     top = 0
     for s in range(1, t.n_ids):
         k = 2 * meta[M_LEN, s]
         if k > 0:
             o = meta[M_OFF, s]
-            pool[top:top + k] = old[o:o + k]
+            for x in range(k):
+                pool[top + x] = old[o + x]
             meta[M_OFF, s] = top
             top += k
     t.pool = pool
