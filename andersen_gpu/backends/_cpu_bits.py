@@ -137,10 +137,47 @@ def or_fresh(p, plen, s, slen, out):
 def or_fresh_at(sets, lens, i, s, slen, out):
     """``sets[i] |= s`` in a family of sets (``lens[i]`` its length), as :func:`or_fresh`:
     returns ``k``, the new ids in ``out[:2k]``; ``sets[i]`` and ``lens[i]`` are updated."""
-    p, pl, k = or_fresh(sets[i], lens[i], s, slen, out)
-    if pl != lens[i]:
+    a = sets[i]
+    p, pl, k = or_fresh(a, lens[i], s, slen, out)
+    lens[i] = pl
+    if len(p) != len(a):        # reallocated (storing into the list costs reference counting)
         sets[i] = p
-        lens[i] = pl
+    return k
+
+
+@njit(cache=True, inline="always")
+def add_at(sets, lens, i, x):
+    """Insert id ``x`` into ``sets[i]`` of a family (``lens[i]`` its length). True if it was new."""
+    a = sets[i]
+    p, pl, fresh = add(a, lens[i], x)
+    lens[i] = pl
+    if len(p) != len(a):
+        sets[i] = p
+    return fresh
+
+
+@njit(cache=True)
+def contains(a, alen, x):
+    """Whether id ``x`` is in the set."""
+    base, bit = element_of(x)
+    j = seek(a, alen, 0, base)
+    return j < alen and a[2 * j] == base and (a[2 * j + 1] & bit) != 0
+
+
+@njit(cache=True)
+def of_ids(ids, out):
+    """The set of the ids in ``ids`` (any order, repeats allowed; sorted in place) into ``out``
+    (room for ``len(ids)`` elements). Returns its length in elements."""
+    ids.sort()
+    k = 0
+    for x in ids:
+        b, bit = element_of(x)
+        if k > 0 and out[2 * k - 2] == b:
+            out[2 * k - 1] |= bit
+        else:
+            out[2 * k] = b
+            out[2 * k + 1] = bit
+            k += 1
     return k
 
 

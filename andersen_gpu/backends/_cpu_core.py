@@ -1,18 +1,33 @@
-"""The CPU solver's compiled core: wave-ordered worklist with difference propagation.
+"""The CPU solver's compiled core: wave-ordered worklist with difference propagation on shared sets.
 
-State per node ``v`` (meaningful while ``v`` is a representative):
+Points-to sets are interned in a set table (:mod:`._cpu_sets`): a node holds the
+id of its set, nodes with equal sets share one copy, and unions of two sets are
+memoized. State per node ``v`` (meaningful while ``v`` is a representative):
 
-* ``pts[v]``  -- its points-to set (sparse bit-set, see ``_cpu_bits``);
-* ``dlt[v]``  -- the part of ``pts[v]`` not yet pushed through v's constraints (diff_pts);
+* ``pts[v]``  -- id of its points-to set;
+* ``prop[v]`` -- id of the part of ``pts[v]`` already pushed through v's
+  constraints and copy edges (``prop[v] ⊆ pts[v]``; ``Δpts(v) = pts[v] − prop[v]``,
+  as SVF's persistent difference propagation keeps it);
 * ``suc[v]``  -- copy successors, as a bit-set of node ids (stale ids resolve via ``find``);
 * ``lin[x]``  -- the pointees z whose load-made edge ``rep z --copy--> x`` exists already;
+* ``sto[y]``  -- the pointees z whose store-made edge ``y --copy--> rep z`` exists already;
+* a pending list of load-made edges ``v -> x`` not yet in ``suc[v]`` (each already
+  carried pts(v)); it is merged into ``suc[v]`` before v's visit or merge, at
+  the start of each round, and whenever the lists hold n + 16 edges;
 * linked lists of the load / store / gep / HCD constraints whose pointer is v.
+
+Invariant: for every copy edge ``v -> w``, ``prop[v] ⊆ pts[w]``. So pushing
+``Δpts(v)`` along an edge gives ``pts[w] ∪ pts[v]``, and that union is what the
+table memoizes (nodes with equal sets pushing into nodes with equal sets cost
+one union); a node whose set equals its successor's costs nothing.
 
 Each round (1) finds strongly connected components of the copy graph
 (Tarjan) and merges them -- only once the graph has grown by 1 % since the
-last pass; in between the last order is reused --, and (2) visits
-representatives in that topological order,
-pushing ``dlt[v]`` through v's constraints:
+last pass; in between the last order is reused -- and rewrites successor sets
+with representatives, and (2) visits the representatives with a delta in that
+topological order (a min-heap by position: a node that gets a delta from one
+earlier in the order is visited in the same round, one that gets it from a
+later node waits for the next round), pushing it through v's constraints:
 
 * ``y --load--> x``,  ``z ∈ Δpts(y)``, ``z ≠ i2p``  ⟹  ``rep z --copy--> x``
 * ``x --store--> y``, ``z ∈ Δpts(x)``, ``z ≠ i2p``  ⟹  ``y --copy--> rep z``
@@ -20,14 +35,15 @@ pushing ``dlt[v]`` through v's constraints:
 * ``y --copy--> x``  ⟹  ``Δpts(y) ⊆ pts(x)``; a new copy edge carries all of pts(y) at once.
 * HCD pair (p, t), ``z ∈ Δpts(p)``, ``z ≠ i2p``  ⟹  merge ``rep z`` with ``rep t``.
 
+Merging a into b gives ``pts = pts a ∪ pts b`` and ``prop = prop a ∩ prop b``
+(an id is done only if it was pushed through the constraints of both).
+
 Loads and stores are applied a whole delta at a time, with word-wide set
 operations: ``Δpts(y) − lin[x]`` are the new load edges into x, and
-``Δpts(x) − suc[y]`` the new store edges out of y (``suc[y]`` records the
-pointee z itself). Only new edges cost per-id work; testing every (z, edge)
-pair one id at a time dominated the big inputs (gdb: 37 M tests, 90 % of the
-time, for 0.4 M new edges). Geps build ``{z+o}`` for the delta and push it once.
+``Δpts(x) − sto[y]`` the new store edges out of y. Only new edges cost per-id
+work. Geps build ``{z+o}`` for the delta and push it once.
 
-Rounds repeat until no node has a delta (wave propagation, Pereira and
+Rounds repeat until no representative has a delta (wave propagation, Pereira and
 Berlin, CGO 2009, with the HCD table of Hardekopf and Lin, CGO 2007).
 """
 
@@ -39,16 +55,16 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.typed import List
 
 from . import _cpu_bits as bits
+from . import _cpu_sets as sets
+from ._cpu_sets import EMPTY
 
 ONE = np.uint64(1)
 
 # work counters (solve_core's last result), see COUNTER_NAMES
-COUNTER_NAMES = ("pushes", "pushes that changed", "push source words", "push target words",
-                 "edge candidates", "new edges", "new-edge source words", "copy pushes", "delta words",
-                 "duplicate copy targets", "scc passes")
-(C_PUSH, C_PUSH_CHANGED, C_PUSH_SRC_W, C_PUSH_DST_W, C_EDGE_TRY, C_EDGE_NEW, C_EDGE_W, C_COPY_PUSH, C_DELTA_W,
- C_COPY_DUP, C_SCC) = range(11)
-N_CTR = 11
+COUNTER_NAMES = ("pushes", "pushes that changed", "edge candidates", "new edges", "copy pushes", "delta words",
+                 "duplicate copy targets", "scc passes", "pending edges merged when full")
+(C_PUSH, C_PUSH_CHANGED, C_EDGE_TRY, C_EDGE_NEW, C_COPY_PUSH, C_DELTA_W, C_COPY_DUP, C_SCC, C_PEND_FULL) = range(9)
+N_CTR = 9
 # an SCC pass runs when the copy graph grew by more than 1/SCC_GROWTH of its edges
 SCC_GROWTH = 100
 
@@ -105,60 +121,58 @@ def _append(head, tail, nxt, a, b):
 
 
 @njit(cache=True)
-def _merge(a, b, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
+def _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty, wq):
     """Merge representative ``a`` into representative ``b``.
 
-    The merged delta is ``(pts a XOR pts b) ∪ Δa ∪ Δb``: an id outside it was
-    already pushed through the constraints of both. Every per-node set family
-    ``fams[f]`` (lengths in row ``flen[f]``: successors, pointees already
-    wired, ...; ids in them resolve through ``find``) is united into ``b``,
-    and every linked constraint list ``lists[k]`` of ``a`` moves to ``b``.
+    ``pts b = pts a ∪ pts b``, ``prop b = prop a ∩ prop b``; a's sets are
+    released. Every per-node bit-set family ``fams[f]`` (lengths in row
+    ``flen[f]``: successors, pointees already wired, ...; ids in them resolve
+    through ``find``) is united into ``b``, and every linked constraint list
+    ``lists[k]`` of ``a`` moves to ``b``. ``b`` joins the work queue ``wq`` when it has a delta.
     """
     parent[a] = b
-    sym, symlen = bits.xor(pts[a], plen[a], pts[b], plen[b])
-    d, dl = bits.or_into(sym, symlen, dlt[a], dlen[a])
-    d, dl = bits.or_into(d, dl, dlt[b], dlen[b])
-    dlt[b] = d
-    dlen[b] = dl
-    p, pl = bits.or_into(pts[b], plen[b], pts[a], plen[a])
-    pts[b] = p
-    plen[b] = pl
-    pts[a] = empty
-    dlt[a] = empty
-    plen[a] = 0
-    dlen[a] = 0
+    sets.assign(t, pts, b, sets.union(t, pts[a], pts[b]))
+    sets.assign(t, prop, b, sets.intersect(t, prop[a], prop[b]))
+    sets.assign(t, pts, a, EMPTY)
+    sets.assign(t, prop, a, EMPTY)
+    if pts[b] != prop[b]:
+        _enqueue(wq, b)
     for f in range(len(fams)):
-        sets = fams[f]
-        s, sl = bits.or_into(sets[b], flen[f, b], sets[a], flen[f, a])
-        sets[b] = s
+        fam = fams[f]
+        if flen[f, a] == 0:
+            continue
+        old = fam[b]
+        s, sl = bits.or_into(old, flen[f, b], fam[a], flen[f, a])
+        if len(s) != len(old):
+            fam[b] = s
         flen[f, b] = sl
-        sets[a] = empty
+        fam[a] = empty
         flen[f, a] = 0
     for k in range(len(lists)):
         head, tail, nxt = lists[k]
         _append(head, tail, nxt, a, b)
 
 
-@njit(cache=True)
-def _push(x, src, srclen, pts, plen, dlt, dlen, scratch, ctr):
-    """``pts(x) |= src``, recording what is new in ``dlt(x)``. True if anything was new.
+@njit(cache=True, inline="always")
+def _enqueue(wq, v):
+    """Note that ``v`` has a delta: ``wq[0]`` counts the nodes in ``wq[1:]``; ``wq[n + 1 + v]`` is 1
+    while ``v`` waits (in this list or in the round's queue)."""
+    n = (len(wq) - 1) // 2
+    if wq[n + 1 + v] == 0:
+        wq[n + 1 + v] = 1
+        wq[0] += 1
+        wq[wq[0]] = v
 
-    ``scratch`` holds at least ``2 * srclen`` words (one element per 64 node ids).
-    """
+
+@njit(cache=True, inline="always")
+def _take(t, x, c, pts, ctr, wq):
+    """``pts(x) = c`` where ``c ⊇ pts(x)`` is the result of a push into x. True if it changed."""
     ctr[C_PUSH] += 1
-    ctr[C_PUSH_SRC_W] += srclen
-    ctr[C_PUSH_DST_W] += plen[x]
-    p, pl, nl = bits.or_fresh(pts[x], plen[x], src, srclen, scratch)
-    if nl == 0:
+    if c == pts[x]:
         return False
     ctr[C_PUSH_CHANGED] += 1
-    if pl != plen[x]:
-        pts[x] = p
-        plen[x] = pl
-    d, dl = bits.or_into(dlt[x], dlen[x], scratch, nl)
-    if dl != dlen[x]:
-        dlt[x] = d
-        dlen[x] = dl
+    sets.assign(t, pts, x, c)
+    _enqueue(wq, x)
     return True
 
 
@@ -187,11 +201,25 @@ def _emit(out, k, base, word):
 
 
 @njit(cache=True)
+def _masked(D, dl, mask, out):
+    """``D`` restricted to the bits of ``mask`` (a dense word per base) into ``out``; returns its length."""
+    k = 0
+    for i in range(dl):
+        m = D[2 * i + 1] & mask[D[2 * i]]
+        if m:
+            out[2 * k] = D[2 * i]
+            out[2 * k + 1] = m
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def _shifted(D, dl, o, obj_size, masks, out):
     """``{z + o : z ∈ D, o < size(z)}`` into ``out`` as a set; returns its length in elements.
 
     Offsets below 64 go a word at a time: mask the ids whose object is big
-    enough, shift the word by o (spilling into the next word).
+    enough, shift the word by o (spilling into the next word); larger offsets go
+    id by id over the objects of 64 fields or more (``masks[63]``).
     """
     k = 0
     if o < 64:
@@ -212,7 +240,7 @@ def _shifted(D, dl, o, obj_size, masks, out):
                 k = _emit(out, k, base + ONE, hi)
         return k
     for i in range(dl):
-        word = D[2 * i + 1]
+        word = D[2 * i + 1] & masks[63, D[2 * i]]     # only objects of 64 fields or more
         base = np.int64(D[2 * i]) * 64
         while word:
             z = base + np.int64(trailing_zeros(word))
@@ -223,42 +251,35 @@ def _shifted(D, dl, o, obj_size, masks, out):
     return k
 
 
-@njit(cache=True)
-def _edge_push(a, x, pts, plen, dlt, dlen, scratch, ctr):
+@njit(cache=True, inline="always")
+def _edge_push(t, a, x, pts, ctr, wq):
     """A new copy edge ``a -> x`` carries all of pts(a) at once."""
     ctr[C_EDGE_NEW] += 1
-    ctr[C_EDGE_W] += plen[a]
-    if plen[a] > 0:
-        _push(x, pts[a], plen[a], pts, plen, dlt, dlen, scratch, ctr)
+    if pts[a] != EMPTY:
+        _take(t, x, sets.union(t, pts[x], pts[a]), pts, ctr, wq)
 
 
 @njit(cache=True)
-def seed_addresses(addr_dst, addr_src, pts, plen, dlt, dlen):
-    """x = &y  ⟹  y ∈ pts(x), and in the delta dlt(x) when it is new there (int64[m] columns)."""
-    for c in range(len(addr_dst)):
+def seed_addresses(t, addr_dst, addr_src, pts, buf):
+    """x = &y  ⟹  y ∈ pts(x) (int64[m] columns; ``pts`` all EMPTY before). ``buf``: room for any set."""
+    if len(addr_dst) == 0:
+        return
+    n = np.int64(len(pts))
+    order = np.argsort(addr_dst * n + addr_src)
+    k = 0
+    for j in range(len(order)):
+        c = order[j]
         x = addr_dst[c]
-        p, pl, fresh = bits.add(pts[x], plen[x], addr_src[c])
-        pts[x] = p
-        plen[x] = pl
-        if fresh:
-            d, dl, _ = bits.add(dlt[x], dlen[x], addr_src[c])
-            dlt[x] = d
-            dlen[x] = dl
-
-
-@njit(cache=True)
-def _add_edge(a, x, pts, plen, dlt, dlen, suc, slen, scratch, ctr):
-    """Copy edge ``a -> x`` (representatives); a new edge carries all of pts(a)."""
-    if a == x:
-        return
-    ctr[C_EDGE_TRY] += 1
-    s, sl, fresh = bits.add(suc[a], slen[a], x)
-    if not fresh:
-        return
-    if sl != slen[a]:
-        suc[a] = s
-        slen[a] = sl
-    _edge_push(a, x, pts, plen, dlt, dlen, scratch, ctr)
+        base, bit = bits.element_of(addr_src[c])
+        if k > 0 and buf[2 * k - 2] == base:
+            buf[2 * k - 1] |= bit
+        else:
+            buf[2 * k] = base
+            buf[2 * k + 1] = bit
+            k += 1
+        if j + 1 == len(order) or addr_dst[order[j + 1]] != x:
+            sets.assign(t, pts, x, sets.intern(t, buf, k))
+            k = 0
 
 
 @njit(cache=True)
@@ -279,15 +300,14 @@ def _tarjan_enter(v, counter, sp, fp, index, low, onstack, stack, fr_v, fr_e, fr
 
 
 @njit(cache=True)
-def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
-    """Tarjan's SCC over the graph ``v -> fams[0][v]`` of representatives; merge each SCC.
+def scc_order(n, parent, suc, slen):
+    """Tarjan's SCC over the graph ``v -> suc[v]`` of representatives (ids in ``suc`` resolve via ``find``).
 
-    Returns the representatives in topological order of that graph (sources
-    first) and the number of nodes merged (see :func:`_merge` for the other
-    arguments).
+    Returns ``(order, merge_from, merge_into)``: the representatives in
+    topological order of that graph (sources first; each SCC named by its
+    root), and the merges that collapse every SCC into its root (``merge_from[i]``
+    into ``merge_into[i]``, in that order). Nothing is merged here.
     """
-    suc = fams[0]
-    slen = flen[0]
     index = np.full(n, -1, np.int64)
     low = np.zeros(n, np.int64)
     onstack = np.zeros(n, np.bool_)
@@ -299,8 +319,10 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
     fp = 0
     emitted = np.empty(n, np.int64)
     ne = 0
+    m_from = np.empty(n, np.int64)
+    m_into = np.empty(n, np.int64)
+    nm = 0
     counter = 0
-    merged = 0
     for s in range(n):
         if parent[s] != s or index[s] >= 0:
             continue
@@ -336,16 +358,16 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
                 continue
             fp -= 1
             if low[v] == index[v]:
-                # pop the SCC rooted at v; merge its members into v
+                # pop the SCC rooted at v
                 while True:
                     sp -= 1
                     w = stack[sp]
                     onstack[w] = False
-                    if w != v:
-                        _merge(w, v, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
-                        merged += 1
-                    else:
+                    if w == v:
                         break
+                    m_from[nm] = w
+                    m_into[nm] = v
+                    nm += 1
                 emitted[ne] = v
                 ne += 1
             if fp > 0:
@@ -353,7 +375,134 @@ def _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
                 if low[v] < low[u]:
                     low[u] = low[v]
     order = emitted[:ne][::-1].copy()
-    return order, merged
+    return order, m_from[:nm].copy(), m_into[:nm].copy()
+
+
+@njit(cache=True)
+def _canonical(parent, suc, slen, ids):
+    """Rewrite every representative's successor set with representatives (no stale ids, no self-edge).
+
+    Only sets that hold a stale id are rebuilt. ``ids``: int64 scratch of n entries.
+    """
+    for v in range(len(parent)):
+        if parent[v] != v or slen[v] == 0:
+            continue
+        a = suc[v]
+        stale = False
+        m = 0
+        for e in range(slen[v]):
+            word = a[2 * e + 1]
+            base = np.int64(a[2 * e]) * 64
+            while word:
+                u = base + np.int64(trailing_zeros(word))
+                word &= word - ONE
+                r = find(parent, u)
+                if r != u or r == v:
+                    stale = True
+                if r != v:
+                    ids[m] = r
+                    m += 1
+        if not stale:
+            continue
+        out = np.empty(2 * m, np.uint64)
+        k = bits.of_ids(ids[:m], out)
+        suc[v] = out
+        slen[v] = k
+
+
+@njit(cache=True)
+def _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, ids, wq):
+    """One SCC pass over the copy graph (``fams[0]``): merge every cycle, then drop the
+    successor ids the merges made stale. Returns ``(order, merged)``."""
+    order, m_from, m_into = scc_order(n, parent, fams[0], flen[0])
+    for i in range(len(m_from)):
+        _merge(t, m_from[i], m_into[i], parent, pts, prop, fams, flen, lists, empty, wq)
+    _canonical(parent, fams[0], flen[0], ids)
+    return order, len(m_from)
+
+
+@njit(cache=True)
+def _flush(v, p_head, pend_x, pend_nx, suc, slen, ids, buf, out, ctr):
+    """Move the pending load-made edges ``v -> x`` (a list from ``p_head[v]`` through
+    ``pend_x``/``pend_nx``) into ``suc[v]`` in one merge; counts the new ones."""
+    c = p_head[v]
+    if c < 0:
+        return
+    m = 0
+    while c >= 0:
+        if m == len(ids):
+            grown = np.empty(2 * m, np.int64)
+            grown[:m] = ids[:m]
+            ids = grown
+        ids[m] = pend_x[c]
+        m += 1
+        c = pend_nx[c]
+    p_head[v] = -1
+    k = bits.or_fresh_at(suc, slen, v, buf, bits.of_ids(ids[:m], buf), out)
+    for i in range(k):
+        word = out[2 * i + 1]
+        while word:
+            word &= word - ONE
+            ctr[C_EDGE_NEW] += 1
+
+
+@njit(cache=True)
+def _flush_all(p_nodes, n_pn, p_head, pend_x, pend_nx, suc, slen, ids, buf, out, ctr):
+    """:func:`_flush` every node listed in ``p_nodes[:n_pn]``."""
+    for i in range(n_pn):
+        _flush(p_nodes[i], p_head, pend_x, pend_nx, suc, slen, ids, buf, out, ctr)
+
+
+@njit(cache=True)
+def _heap_push(heap, hn, key, v):
+    """Push ``v`` onto the binary min-heap ``heap[:hn]`` ordered by ``key[v]``; returns the new size."""
+    i = hn
+    heap[i] = v
+    while i > 0:
+        p = (i - 1) >> 1
+        if key[heap[p]] <= key[v]:
+            break
+        heap[i] = heap[p]
+        i = p
+    heap[i] = v
+    return hn + 1
+
+
+@njit(cache=True)
+def _heap_pop(heap, hn, key):
+    """Remove the smallest element of ``heap[:hn]``; returns ``(v, new size)``."""
+    top = heap[0]
+    hn -= 1
+    last = heap[hn]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= hn:
+            break
+        if c + 1 < hn and key[heap[c + 1]] < key[heap[c]]:
+            c += 1
+        if key[last] <= key[heap[c]]:
+            break
+        heap[i] = heap[c]
+        i = c
+    if hn > 0:
+        heap[i] = last
+    return top, hn
+
+
+@njit(cache=True)
+def _schedule(wq, heap, hn, pos, at, later, nl):
+    """Empty ``wq``: nodes after position ``at`` go into the round's heap, the others to ``later``
+    (the next round). Returns the sizes ``(hn, nl)``."""
+    for i in range(1, wq[0] + 1):
+        w = wq[i]
+        if pos[w] > at:
+            hn = _heap_push(heap, hn, pos, w)
+        else:
+            later[nl] = w
+            nl += 1
+    wq[0] = 0
+    return hn, nl
 
 
 @njit(cache=True, nogil=True)  # nogil: run off the main thread, interruptibly (andersen_gpu.interrupt)
@@ -363,33 +512,38 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     """Least solution on representatives.
 
     Parameters are the constraint columns (int64) with pointer-side ids already
-    mapped through ``rep``. Returns ``(parent, pts, plen, visits, rounds,
-    merged_scc, merged_hcd)``; the set of node v is ``pts[find(parent, v)]``.
+    mapped through ``rep``. Returns ``(parent, pts, table, visits, rounds,
+    merged_scc, merged_hcd, ctr)``: the set of node v is set ``pts[find(parent,
+    v)]`` of ``table`` (a :class:`._cpu_sets.SetTable`); ``ctr`` as :data:`COUNTER_NAMES`.
     """
     parent = rep.copy()
     ctr = np.zeros(N_CTR, np.int64)
-    scratch = np.empty(2 * (n // 64 + 2), np.uint64)   # room for any set of node ids
-    gbuf = np.empty(2 * (n // 64 + 2), np.uint64)
+    t = sets.new_table(n)
+    gbuf = np.empty(2 * (n // 64 + 2), np.uint64)     # room for any set of node ids
     gmask = _gep_masks(n, obj_size)
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
+    d1buf = np.empty(2 * (n // 64 + 2), np.uint64)
+    d64buf = np.empty(2 * (n // 64 + 2), np.uint64)
     seen = np.full(n, -1, np.int64)    # visit number of the last copy push into each node
-    mark = np.full(n, -1, np.int64)    # load constraint (token) that last made an edge from each node
+    mark = np.full(n, -1, np.int64)    # load/store constraint (token) that last made an edge at each node
     tok = 0
+    scratch_ids = np.empty(n, np.int64)
     scc_edges = 0
     order = np.zeros(0, np.int64)
     empty = np.empty(0, np.uint64)
-    pts = empty_sets(n, empty)
-    dlt = empty_sets(n, empty)
+    pts = np.zeros(n, np.int64)        # set ids, all EMPTY
+    prop = np.zeros(n, np.int64)
     suc = empty_sets(n, empty)
     lin = empty_sets(n, empty)
+    sto = empty_sets(n, empty)
     fams = List()
     fams.append(suc)
     fams.append(lin)
-    flen = np.zeros((2, n), np.int64)
+    fams.append(sto)
+    flen = np.zeros((3, n), np.int64)
     slen = flen[0]
     llen = flen[1]
-    plen = np.zeros(n, np.int64)
-    dlen = np.zeros(n, np.int64)
+    stl = flen[2]
     lists = List()
     lists.append(_linked(n, load_src))
     lists.append(_linked(n, store_dst))
@@ -400,70 +554,121 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     g_head, _, g_next = lists[2]
     h_head, _, h_next = lists[3]
 
-    seed_addresses(addr_dst, addr_src, pts, plen, dlt, dlen)
+    seed_addresses(t, addr_dst, addr_src, pts, gbuf)
+    # every prop is EMPTY: the initial edges owe nothing yet (the first visits push whole sets)
     for c in range(len(copy_dst)):
-        _add_edge(copy_src[c], copy_dst[c], pts, plen, dlt, dlen, suc, slen, scratch, ctr)
+        a, x = copy_src[c], copy_dst[c]
+        if a != x:
+            bits.add_at(suc, slen, a, x)
 
     visits = 0
     rounds = 0
     merged_scc = 0
     merged_hcd = 0
-    while True:
-        busy = False
-        for v in range(n):
-            if parent[v] == v and dlen[v] > 0:
-                busy = True
-                break
-        if not busy:
-            break
+    # Work queue: wq (see _enqueue) collects the nodes that got a delta; a round visits them
+    # in topological order (a min-heap by position in ``order``), and a node that gets a
+    # delta during the round is visited in it too if it comes later in the order (else it
+    # waits in ``later`` for the next round).
+    wq = np.zeros(2 * n + 1, np.int64)
+    inq = wq[n + 1:]
+    for v in range(n):
+        if pts[v] != prop[v]:
+            _enqueue(wq, v)
+    # pending load-made edges (see the load rule), listed per source node
+    pend_x = np.empty(n + 16, np.int64)      # when full, every list is merged at once
+    pend_nx = np.empty(n + 16, np.int64)
+    dbuf = np.empty(2 * (n // 64 + 2), np.uint64)   # the delta being pushed
+    pbuf = np.empty(2 * (n // 64 + 2), np.uint64)   # the merge's own buffers: it may run inside the load rule
+    pout = np.empty(2 * (n // 64 + 2), np.uint64)
+    n_pend = 0
+    p_head = np.full(n, -1, np.int64)
+    p_listed = np.zeros(n, np.bool_)
+    p_nodes = np.empty(n, np.int64)
+    n_pn = 0
+    heap = np.empty(n, np.int64)
+    later = np.empty(n, np.int64)
+    nl = 0
+    pos = np.zeros(n, np.int64)
+    while wq[0] + nl > 0:
         rounds += 1
+        _flush_all(p_nodes, n_pn, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf, pout, ctr)
+        p_listed[p_nodes[:n_pn]] = False
+        n_pn = 0
+        n_pend = 0
         # A new cycle needs a new edge: look again only once the copy graph has grown by
         # SCC_GROWTH since the last pass. Meanwhile the old order still lists every
         # representative (merges only remove some), so the rounds stay exact.
         n_edges = len(copy_dst) + ctr[C_EDGE_NEW]
         if rounds == 1 or (n_edges - scc_edges) * SCC_GROWTH > n_edges:
-            order, m = _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
+            order, m = _collapse(t, n, parent, pts, prop, fams, flen, lists, empty, scratch_ids, wq)
             merged_scc += m
             scc_edges = n_edges
             ctr[C_SCC] += 1
-        for v in order:
-            if parent[v] != v or dlen[v] == 0:
+            for i in range(len(order)):
+                pos[order[i]] = i
+        hn = 0
+        for i in range(nl):
+            hn = _heap_push(heap, hn, pos, later[i])
+        nl = 0
+        hn, nl = _schedule(wq, heap, hn, pos, -1, later, nl)
+        while hn > 0:
+            v, hn = _heap_pop(heap, hn, pos)
+            inq[v] = 0
+            if parent[v] != v or pts[v] == prop[v]:
                 continue
             visits += 1
-            ctr[C_DELTA_W] += dlen[v]
-            D = dlt[v]
-            dl = dlen[v]
-            dlt[v] = empty
-            dlen[v] = 0
+            if p_head[v] >= 0:
+                _flush(v, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf, pout, ctr)
+            P = pts[v]
+            Q = prop[v]
+            D = sets.diff(t, P, Q)
+            sets.incref(t, P)                  # both stay live for the visit
+            sets.incref(t, D)
+            dl = sets.length(t, D)
+            Dw = dbuf[:2 * dl]                 # a copy: the table moves sets when it repacks
+            Dw[:] = sets.words(t, D)
+            ctr[C_DELTA_W] += dl
             # HCD: every object entering pts(p) shares the set of t.
             c = h_head[v]
             while c >= 0:
-                t = hcd_target[c]
+                tg = hcd_target[c]
                 for i in range(dl):
-                    word = D[2 * i + 1]
+                    word = Dw[2 * i + 1]
                     while word:
-                        z = np.int64(D[2 * i]) * 64 + np.int64(trailing_zeros(word))
+                        z = np.int64(Dw[2 * i]) * 64 + np.int64(trailing_zeros(word))
                         word &= word - ONE
                         if z == i2p:
                             continue
                         a = find(parent, z)
-                        b = find(parent, t)
+                        b = find(parent, tg)
                         if a != b:
-                            _merge(a, b, parent, pts, plen, dlt, dlen, fams, flen, lists, empty)
+                            if p_head[a] >= 0:
+                                _flush(a, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf, pout, ctr)
+                            if p_head[b] >= 0:
+                                _flush(b, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf, pout, ctr)
+                            _merge(t, a, b, parent, pts, prop, fams, flen, lists, empty, wq)
                             merged_hcd += 1
                 c = h_next[c]
             if parent[v] != v:
-                # v itself was merged: its representative takes over the delta
-                r = find(parent, v)
-                d2, l2 = bits.or_into(dlt[r], dlen[r], D, dl)
-                dlt[r] = d2
-                dlen[r] = l2
+                # v itself was merged: D is still outside its representative's prop (an intersection)
+                sets.decref(t, D)
+                sets.decref(t, P)
+                hn, nl = _schedule(wq, heap, hn, pos, pos[v], later, nl)
                 continue
+            # prop[v] ∪ D is now pushed everywhere. Only when no merge lowered prop[v] does
+            # every copy edge of v satisfy Q ⊆ pts(w), which join() relies on.
+            exact = prop[v] == Q
+            if exact:
+                sets.assign(t, prop, v, P)
+            else:
+                sets.assign(t, prop, v, sets.union(t, prop[v], D))
             if l_head[v] >= 0 or s_head[v] >= 0:
                 # loads and stores ignore the int-to-pointer object
-                Dm, dml = bits.without(D, dl, i2p)
+                Dm, dml = bits.without(Dw, dl, i2p)
             # y --load--> x, z ∈ Δpts(y), z ≠ i2p  ⟹  rep z --copy--> x
-            # (lin[x]: the pointees z whose edge z --copy--> x exists already)
+            # (lin[x]: the pointees z whose edge z --copy--> x exists already; a new edge
+            # carries pts(rep z) at once and waits in rep z's pending list, merged into
+            # suc[rep z] before rep z is visited: one merge, not one insertion each)
             c = l_head[v]
             while c >= 0:
                 x = find(parent, load_dst[c])
@@ -475,43 +680,79 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         z = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
                         word &= word - ONE
                         rz = find(parent, z)
-                        if mark[rz] != tok:      # many z may share one representative
-                            mark[rz] = tok
-                            _add_edge(rz, x, pts, plen, dlt, dlen, suc, slen, scratch, ctr)
+                        if mark[rz] == tok or rz == x:      # many z may share one representative
+                            continue
+                        mark[rz] = tok
+                        ctr[C_EDGE_TRY] += 1
+                        if bits.contains(suc[rz], slen[rz], x):
+                            continue
+                        if n_pend == len(pend_x):       # full: everything pending moves now
+                            ctr[C_PEND_FULL] += 1
+                            _flush_all(p_nodes, n_pn, p_head, pend_x, pend_nx, suc, slen, scratch_ids, pbuf,
+                                       pout, ctr)
+                            p_listed[p_nodes[:n_pn]] = False
+                            n_pn = 0
+                            n_pend = 0
+                        pend_x[n_pend] = x
+                        pend_nx[n_pend] = p_head[rz]
+                        p_head[rz] = n_pend
+                        n_pend += 1
+                        if not p_listed[rz]:
+                            p_listed[rz] = True
+                            p_nodes[n_pn] = rz
+                            n_pn += 1
+                        if pts[rz] != EMPTY:
+                            _take(t, x, sets.union(t, pts[x], pts[rz]), pts, ctr, wq)
                 c = l_next[c]
             # x --store--> y, z ∈ Δpts(x), z ≠ i2p  ⟹  y --copy--> rep z
-            # (suc[y] holds z itself, which resolves to rep z through find)
+            # (sto[y]: the pointees z whose edge y --copy--> rep z exists already; the new
+            # targets go into suc[y] in one merge, not one insertion each)
             c = s_head[v]
             while c >= 0:
                 y = find(parent, store_src[c])
-                k = bits.or_fresh_at(suc, slen, y, Dm, dml, fbuf)
-                ctr[C_EDGE_TRY] += k
-                if plen[y] > 0:
+                tok += 1
+                k = bits.or_fresh_at(sto, stl, y, Dm, dml, fbuf)
+                m = 0
+                for i in range(k):
+                    word = fbuf[2 * i + 1]
+                    while word:
+                        z = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
+                        word &= word - ONE
+                        rz = find(parent, z)
+                        if mark[rz] != tok and rz != y:
+                            mark[rz] = tok
+                            scratch_ids[m] = rz
+                            m += 1
+                if m > 0:
+                    ctr[C_EDGE_TRY] += m
+                    k = bits.or_fresh_at(suc, slen, y, gbuf, bits.of_ids(scratch_ids[:m], gbuf), fbuf)
                     for i in range(k):
                         word = fbuf[2 * i + 1]
                         while word:
-                            z = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
+                            w = np.int64(fbuf[2 * i]) * 64 + np.int64(trailing_zeros(word))
                             word &= word - ONE
-                            rz = find(parent, z)
-                            if rz == y or rz == z:
-                                if rz != y:
-                                    _edge_push(y, rz, pts, plen, dlt, dlen, scratch, ctr)
-                                continue
-                            # z stands for rz: when rz is in suc[y] too, pts(y) reached it already
-                            s2, sl2, fresh = bits.add(suc[y], slen[y], rz)
-                            if fresh:
-                                suc[y] = s2
-                                slen[y] = sl2
-                                _edge_push(y, rz, pts, plen, dlt, dlen, scratch, ctr)
+                            _edge_push(t, y, w, pts, ctr, wq)
                 c = s_next[c]
             # y --gep,o--> x, z ∈ pts(y), o < size(z)  ⟹  z+o ∈ pts(x)
+            # (offsets >= 1 only reach objects of two fields or more, >= 64 those of 64 or more:
+            # the delta is narrowed to them once per visit)
             c = g_head[v]
+            if c >= 0:
+                d1 = _masked(Dw, dl, gmask[1], d1buf)
+                d64 = _masked(d1buf, d1, gmask[63], d64buf)
             while c >= 0:
-                gl = _shifted(D, dl, gep_off[c], obj_size, gmask, gbuf)
+                o = gep_off[c]
+                if o == 0:
+                    gl = _shifted(Dw, dl, o, obj_size, gmask, gbuf)
+                elif o < 64:
+                    gl = _shifted(d1buf, d1, o, obj_size, gmask, gbuf)
+                else:
+                    gl = _shifted(d64buf, d64, o, obj_size, gmask, gbuf)
                 if gl > 0:
-                    _push(find(parent, gep_dst[c]), gbuf, gl, pts, plen, dlt, dlen, scratch, ctr)
+                    x = find(parent, gep_dst[c])
+                    _take(t, x, sets.union_words(t, pts[x], gbuf, gl), pts, ctr, wq)
                 c = g_next[c]
-            # y --copy--> x  ⟹  Δpts(y) ⊆ pts(x)
+            # y --copy--> x  ⟹  Δpts(y) ⊆ pts(x), i.e. pts(x) ∪ pts(y) = pts(x) ∪ Δpts(y)
             # (several stale ids in suc[v] may resolve to one representative: push once)
             sv = suc[v]
             seen[v] = visits
@@ -525,61 +766,43 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                         continue
                     seen[w] = visits
                     ctr[C_COPY_PUSH] += 1
-                    _push(w, D, dl, pts, plen, dlt, dlen, scratch, ctr)
-    return parent, pts, plen, visits, rounds, merged_scc, merged_hcd, ctr
+                    if exact:
+                        _take(t, w, sets.join(t, pts[w], P, D), pts, ctr, wq)
+                    else:
+                        _take(t, w, sets.union(t, pts[w], D), pts, ctr, wq)
+            sets.decref(t, D)
+            sets.decref(t, P)
+            hn, nl = _schedule(wq, heap, hn, pos, pos[v], later, nl)
+    return parent, pts, t, visits, rounds, merged_scc, merged_hcd, ctr
 
 
 @njit(cache=True, nogil=True)
-def extract(n, parent, pts, plen):
-    """Distinct sets of the representatives, expanded.
+def extract(n, parent, pts, t):
+    """The distinct sets of the representatives, expanded once each.
 
     Returns ``(node_set int32[n], set_indptr int64[k+1], set_indices int32[...])``;
-    set 0 is the empty set (present even if unused).
+    set 0 is the empty set (present even if unused). Equal sets are one id in
+    ``t``, so no set is compared here.
     """
-    reps = np.empty(n, np.int64)
-    nr = 0
-    for v in range(n):
-        if parent[v] == v and plen[v] > 0:
-            reps[nr] = v
-            nr += 1
-    reps = reps[:nr]
-    h = np.empty(nr, np.uint64)
-    for i in range(nr):
-        h[i] = bits.set_hash(pts[reps[i]], plen[reps[i]])
-    order = np.argsort(h, kind="mergesort")
-    rep_set = np.zeros(n, np.int64)
-    firsts = np.empty(nr + 1, np.int64)   # representative node of each distinct set
+    sid = np.full(sets.n_ids(t), -1, np.int64)     # table id -> solution set
+    sid[EMPTY] = 0
+    firsts = np.empty(n + 1, np.int64)
     nsets = 1
-    i = 0
-    while i < nr:
-        j = i
-        while j < nr and h[order[j]] == h[order[i]]:
-            j += 1
-        group_start = nsets
-        for k in range(i, j):
-            r = reps[order[k]]
-            found = -1
-            for s in range(group_start, nsets):
-                q = firsts[s]
-                if bits.equal(pts[r], plen[r], pts[q], plen[q]):
-                    found = s
-                    break
-            if found < 0:
-                firsts[nsets] = r
-                found = nsets
-                nsets += 1
-            rep_set[r] = found
-        i = j
+    for v in range(n):
+        if parent[v] == v and sid[pts[v]] < 0:
+            sid[pts[v]] = nsets
+            firsts[nsets] = pts[v]
+            nsets += 1
     indptr = np.zeros(nsets + 1, np.int64)
     for s in range(1, nsets):
         q = firsts[s]
-        indptr[s + 1] = indptr[s] + bits.count(pts[q], plen[q])
+        indptr[s + 1] = indptr[s] + bits.count(sets.words(t, q), sets.length(t, q))
     indices = np.empty(indptr[nsets], np.int32)
     for s in range(1, nsets):
         q = firsts[s]
-        a = pts[q]
+        a = sets.words(t, q)
         k = indptr[s]
-        for e in range(plen[q]):
+        for e in range(sets.length(t, q)):
             word = a[2 * e + 1]
             base = np.int64(a[2 * e]) * 64
             while word:
@@ -588,5 +811,5 @@ def extract(n, parent, pts, plen):
                 k += 1
     node_set = np.empty(n, np.int32)
     for v in range(n):
-        node_set[v] = rep_set[find(parent, v)]
+        node_set[v] = sid[pts[find(parent, v)]]
     return node_set, indptr, indices

@@ -1,7 +1,9 @@
 """The CPU solver's multi-core mode: wave propagation with owner-writes (numba ``prange``).
 
 Same constraints, rules and result as :mod:`._cpu_core` (the serial solver);
-what differs is who writes what, so that threads never write the same set.
+what differs is who writes what, so that threads never write the same set,
+and that every node owns its sets (the serial solver's shared, interned sets
+would need a table that threads update at once).
 The copy graph is kept *inverted*: ``pre[v]`` holds the copy predecessors of
 ``v`` (stale ids resolve through ``find``), so a node pulls into its own sets.
 
@@ -46,8 +48,8 @@ are deferred), every node first takes ``P`` of its deferred predecessors
 (:func:`_settle`), so nothing in flight is lost. A merge through the HCD table
 folds both nodes' ``D`` into the survivor's ``dlt`` and marks it ``touched``:
 next round it takes ``P`` of *all* its predecessors (which of the merged
-edges were deferred is no longer known). Merges use the serial solver's rule
-(merged delta ``(pts a XOR pts b) ∪ Δa ∪ Δb``). The fixpoint reached
+edges were deferred is no longer known). A merge's delta is
+``(pts a XOR pts b) ∪ Δa ∪ Δb`` (the serial solver's ``pts − prop a ∩ prop b``). The fixpoint reached
 satisfies every rule and only ids the rules force were added, so it is the
 least solution: the serial solver's.
 
@@ -67,8 +69,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.typed import List
 
 from . import _cpu_bits as bits
-from ._cpu_core import (SCC_GROWTH, _gep_masks, _linked, _merge, _shifted, _topo_collapse, empty_sets, find,
-                        seed_addresses)
+from ._cpu_core import SCC_GROWTH, _append, _gep_masks, _linked, _shifted, empty_sets, find, scc_order
 
 ONE = np.uint64(1)
 #: fewer items than this in a level or phase: run them on the calling thread
@@ -84,6 +85,55 @@ PHASE_NAMES = ("copy", "deferred new", "hcd", "complex", "store edges", "other",
                "levels", "groups")
 (T_COPY, T_DEFERRED, T_HCD, T_COMPLEX, T_STORE_EDGES, T_OTHER, T_SETTLE, T_SCC, T_CANON, T_LEVELS, T_GROUPS) = range(11)
 N_PHASE = 11
+
+
+@njit(cache=True)
+def seed_addresses(addr_dst, addr_src, pts, plen, dlt, dlen):
+    """x = &y  ⟹  y ∈ pts(x), and in the delta dlt(x) when it is new there (int64[m] columns)."""
+    for c in range(len(addr_dst)):
+        x = addr_dst[c]
+        p, pl, fresh = bits.add(pts[x], plen[x], addr_src[c])
+        pts[x] = p
+        plen[x] = pl
+        if fresh:
+            d, dl, _ = bits.add(dlt[x], dlen[x], addr_src[c])
+            dlt[x] = d
+            dlen[x] = dl
+
+
+@njit(cache=True)
+def _merge(a, b, parent, pts, plen, dlt, dlen, fams, flen, lists, empty):
+    """Merge representative ``a`` into representative ``b``.
+
+    The merged delta is ``(pts a XOR pts b) ∪ Δa ∪ Δb``: an id outside it was
+    already pushed through the constraints of both. Every per-node set family
+    ``fams[f]`` (lengths in row ``flen[f]``: successors, pointees already
+    wired, ...; ids in them resolve through ``find``) is united into ``b``,
+    and every linked constraint list ``lists[k]`` of ``a`` moves to ``b``.
+    """
+    parent[a] = b
+    sym, symlen = bits.xor(pts[a], plen[a], pts[b], plen[b])
+    d, dl = bits.or_into(sym, symlen, dlt[a], dlen[a])
+    d, dl = bits.or_into(d, dl, dlt[b], dlen[b])
+    dlt[b] = d
+    dlen[b] = dl
+    p, pl = bits.or_into(pts[b], plen[b], pts[a], plen[a])
+    pts[b] = p
+    plen[b] = pl
+    pts[a] = empty
+    dlt[a] = empty
+    plen[a] = 0
+    dlen[a] = 0
+    for f in range(len(fams)):
+        sets = fams[f]
+        s, sl = bits.or_into(sets[b], flen[f, b], sets[a], flen[f, a])
+        sets[b] = s
+        flen[f, b] = sl
+        sets[a] = empty
+        flen[f, a] = 0
+    for k in range(len(lists)):
+        head, tail, nxt = lists[k]
+        _append(head, tail, nxt, a, b)
 
 
 @njit(cache=True)
@@ -376,23 +426,6 @@ def _add_store_edges(t_ptr, t_node, src, pre, prl, fre, frl):
     return new
 
 
-@njit(cache=True)
-def _set_of_ids(ids):
-    """The bit-set of the ids in ``ids`` (any order, repeats allowed)."""
-    ids = np.sort(ids)
-    out = np.empty(2 * len(ids), np.uint64)
-    k = 0
-    for x in ids:
-        b, bit = bits.element_of(x)
-        if k > 0 and out[2 * k - 2] == b:
-            out[2 * k - 1] |= bit
-        else:
-            out[2 * k] = b
-            out[2 * k + 1] = bit
-            k += 1
-    return out, k
-
-
 @njit(parallel=True, cache=True)
 def _canonical_preds(parent, pre, prl):
     """Rewrite every representative's ``pre`` with representative ids (drops stale duplicates, self-edges)."""
@@ -413,7 +446,8 @@ def _canonical_preds(parent, pre, prl):
                 if u != v:
                     ids[m] = u
                     m += 1
-        out, k = _set_of_ids(ids[:m])
+        out = np.empty(2 * m, np.uint64)
+        k = bits.of_ids(ids[:m], out)
         pre[v] = out
         prl[v] = k
 
@@ -574,10 +608,10 @@ def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
 
     Parameters are ``_cpu_core.solve_core``'s, plus ``n_threads`` (numba's
     thread count, for per-thread scratch). Returns ``(parent, pts, plen,
-    visits, rounds, merged_scc, merged_hcd, ctr, ms)`` like ``solve_core``
-    (``visits``: node-rounds with a non-empty delta); the set of node v is
-    ``pts[find(parent, v)]``; ``ctr`` as :data:`COUNTER_NAMES`, ``ms`` the wall
-    time of each step as :data:`PHASE_NAMES`.
+    visits, rounds, merged_scc, merged_hcd, ctr, ms)`` (``visits``: node-rounds
+    with a non-empty delta); the set of node v is ``pts[find(parent, v)]``
+    (length ``plen``, see :func:`extract`); ``ctr`` as :data:`COUNTER_NAMES`,
+    ``ms`` the wall time of each step as :data:`PHASE_NAMES`.
     """
     parent = rep.copy()
     ctr = np.zeros(N_CTR, np.int64)
@@ -650,9 +684,11 @@ def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                 _settle(lev_nodes, parent, level, touched, pts, plen, dlt, dlen, P, Pl, pre, prl, scratch)
             _clear(P, Pl, empty)
             t = _tick(ms, T_SETTLE, t)
-            emitted, m = _topo_collapse(n, parent, pts, plen, dlt, dlen, fams, flen, no_lists, empty)
+            emitted, m_from, m_into = scc_order(n, parent, pre, prl)
+            for i in range(len(m_from)):
+                _merge(m_from[i], m_into[i], parent, pts, plen, dlt, dlen, fams, flen, no_lists, empty)
             order = emitted[::-1].copy()   # Tarjan over pre[]: sources of the copy graph first
-            merged_scc += m
+            merged_scc += len(m_from)
             scc_edges = n_edges
             ctr[W_SCC] += 1
             _compress(parent)
@@ -723,3 +759,66 @@ def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
         Dl, Pl = Pl, Dl
     _tick(ms, T_OTHER, t)
     return parent, pts, plen, visits, rounds, merged_scc, merged_hcd, ctr, ms
+
+
+@njit(cache=True)
+def extract(n, parent, pts, plen):
+    """Distinct sets of the representatives, expanded.
+
+    Returns ``(node_set int32[n], set_indptr int64[k+1], set_indices int32[...])``;
+    set 0 is the empty set (present even if unused).
+    """
+    reps = np.empty(n, np.int64)
+    nr = 0
+    for v in range(n):
+        if parent[v] == v and plen[v] > 0:
+            reps[nr] = v
+            nr += 1
+    reps = reps[:nr]
+    h = np.empty(nr, np.uint64)
+    for i in range(nr):
+        h[i] = bits.set_hash(pts[reps[i]], plen[reps[i]])
+    order = np.argsort(h, kind="mergesort")
+    rep_set = np.zeros(n, np.int64)
+    firsts = np.empty(nr + 1, np.int64)   # representative node of each distinct set
+    nsets = 1
+    i = 0
+    while i < nr:
+        j = i
+        while j < nr and h[order[j]] == h[order[i]]:
+            j += 1
+        group_start = nsets
+        for k in range(i, j):
+            r = reps[order[k]]
+            found = -1
+            for s in range(group_start, nsets):
+                q = firsts[s]
+                if bits.equal(pts[r], plen[r], pts[q], plen[q]):
+                    found = s
+                    break
+            if found < 0:
+                firsts[nsets] = r
+                found = nsets
+                nsets += 1
+            rep_set[r] = found
+        i = j
+    indptr = np.zeros(nsets + 1, np.int64)
+    for s in range(1, nsets):
+        q = firsts[s]
+        indptr[s + 1] = indptr[s] + bits.count(pts[q], plen[q])
+    indices = np.empty(indptr[nsets], np.int32)
+    for s in range(1, nsets):
+        q = firsts[s]
+        a = pts[q]
+        k = indptr[s]
+        for e in range(plen[q]):
+            word = a[2 * e + 1]
+            base = np.int64(a[2 * e]) * 64
+            while word:
+                indices[k] = base + np.int64(trailing_zeros(word))
+                word &= word - ONE
+                k += 1
+    node_set = np.empty(n, np.int32)
+    for v in range(n):
+        node_set[v] = rep_set[find(parent, v)]
+    return node_set, indptr, indices

@@ -1,16 +1,18 @@
-"""The fast CPU backend: compiled worklist solver on sparse bit-sets.
+"""The fast CPU backend: compiled worklist solver on shared sparse bit-sets.
 
 Pipeline: offline preprocessing (:func:`andersen_gpu.preprocess.collapse`:
 copy-cycle collapse and HVN) shrinks the problem; the compiled core
 (:mod:`._cpu_core`) solves it with difference propagation in topological
 waves, collapsing copy cycles each wave and merging by the dump's HCD table
-on the fly; equal sets are then deduplicated *before* they are expanded into
-the :class:`Solution` (linux has about 1.5 G points-to edges but far fewer
-distinct sets).
+on the fly. Points-to sets live in a hash-consed set table
+(:mod:`._cpu_sets`): every distinct set is stored once, nodes hold set ids,
+unions are memoized and sets no node holds are freed, so memory follows the
+distinct sets, not the nodes. The :class:`Solution` is built from the table's
+distinct sets, each expanded once (never per node).
 
 ``threads > 1`` swaps the compiled core for the multi-core one
 (:mod:`._cpu_wave`: level-synchronous wave propagation with owner-writes,
-numba ``prange``); same result, same statistics fields, and (so far) slower.
+numba ``prange``) on private per-node sets; same result, and slower.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from constraints.model import ConstraintSet
 from ..preprocess import collapse
 from ..preprocess.rewrite import apply_rep
 from ..solution import Solution, SolveStats
-from . import _cpu_core, _cpu_wave
+from . import _cpu_core, _cpu_sets, _cpu_wave
 
 #: Parallel regions hand out this many iterations at a time (dynamic scheduling:
 #: a few nodes with huge sets must not stall one thread's static share).
@@ -49,6 +51,19 @@ def _solve_parallel(columns: tuple, threads: int) -> tuple:
         numba.set_num_threads(before)
 
 
+def _table_notes(st: np.ndarray, node_set: np.ndarray, indptr: np.ndarray) -> dict[str, object]:
+    """The set table's counters as stats notes, with its peak bytes per final points-to fact.
+
+    Final facts count every node of the solution (what a per-node representation would store).
+    """
+    facts = int(np.diff(indptr)[node_set].sum()) if len(node_set) else 0
+    values = dict(zip(_cpu_sets.STAT_NAMES, (int(x) for x in st)))
+    peak = values["table bytes (peak)"]
+    notes: dict[str, object] = {f"set table {name}": v for name, v in values.items()}
+    notes["set table bytes per final fact"] = round(peak / facts, 4) if facts else None
+    return notes
+
+
 def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: bool = True) -> Solution:
     """Least solution of ``cs``, identical to the reference backend's.
 
@@ -63,9 +78,11 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         :mod:`._cpu_wave` on min(N, numba's thread limit) threads (the limit is
         the core count unless ``NUMBA_NUM_THREADS`` says otherwise; the
         number used is in ``stats.notes["threads"]``). Same solution, but
-        *slower* on every paper input measured (16 cores: gcc 0.18x, vim
-        0.32x, php 0.08x; ``bench/results/cpu-threads-h200.md`` says why):
-        it exists to be measured and improved, not as a speed-up.
+        *slower* on every input measured, and its sets are private per node
+        (memory grows with nodes times set size, unlike the serial solver's
+        shared sets; ``bench/results/cpu-threads-h200.md``,
+        ``bench/results/cpu-shared-sets.md``): it exists to be measured and
+        improved, not as a speed-up.
     hcd : bool
         Merge online by the HCD table (``cs.hcd_ptr``/``cs.hcd_target``)
         when there is one.
@@ -75,8 +92,12 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
     Solution
         With ``stats``: backend "cpu", iterations (node visits), solve_ms
         (preprocessing included), peak_host_bytes (process max RSS), and
-        notes with preprocessing counts, rounds, online merges and the
-        core's work counters (``core pushes``, ``core new edges``, ...).
+        notes with preprocessing counts, rounds, online merges, the
+        core's work counters (``core pushes``, ``core new edges``, ...) and,
+        for the serial solver, the set table's (``set table ...``: distinct
+        sets made and freed, memo hits, ``set table table bytes (peak)`` and
+        ``set table bytes per final fact``, that peak over the solution's
+        points-to facts of every node).
 
     Raises
     ------
@@ -99,7 +120,11 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
                _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
                _i64(work.gep_dst), _i64(work.gep_src), _i64(work.gep_offset), _i64(hp), _i64(ht))
     if threads == 1:
-        parent, pts, plen, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(*columns)
+        parent, pts, table, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(*columns)
+        t2 = time.perf_counter()
+        node_set, indptr, indices = _cpu_core.extract(work.n_nodes, parent, pts, table)
+        notes.update(_table_notes(_cpu_sets.stats(table), node_set, indptr))
+        del table
         counter_names = _cpu_core.COUNTER_NAMES
     else:
         used = min(int(threads), numba.config.NUMBA_NUM_THREADS)
@@ -107,9 +132,9 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         parent, pts, plen, visits, rounds, m_scc, m_hcd, ctr, ms = _solve_parallel(columns, used)
         counter_names = _cpu_wave.COUNTER_NAMES
         notes["step ms"] = ", ".join(f"{name} {t:.1f}" for name, t in zip(_cpu_wave.PHASE_NAMES, ms))
-    t2 = time.perf_counter()
-    node_set, indptr, indices = _cpu_core.extract(work.n_nodes, parent, pts, plen)
-    del pts
+        t2 = time.perf_counter()
+        node_set, indptr, indices = _cpu_wave.extract(work.n_nodes, parent, pts, plen)
+        del pts
     t3 = time.perf_counter()
     notes.update({"rounds": rounds, "online merges (scc, hcd)": f"{m_scc:,}, {m_hcd:,}",
                   "core ms": round((t2 - t1) * 1e3, 1), "extract ms": round((t3 - t2) * 1e3, 1),
