@@ -4,15 +4,12 @@
 //                  Pn[x] = Dn[x] = sid, x appended to the changed list (count ctl[CTL_NCHG])
 //   rebuild_table  the intern table from the stored hashes of sids [1, nsets) (after the set
 //                  table grew, or after compaction); the table is all ~0 on entry
-//   mark_sids, mark_pair_sids
-//                  live[sid] = 1 for every sid in a per-node array, or in the low words of a
-//                  pair buffer (the store pairs carried to the next round)
+//   mark_sids      live[sid] = 1 for every sid in a per-node array
 //   move_sets      compaction: every live set copied to its new place (`at`, the exclusive
 //                  prefix sum of the live sets' sizes) in a new pool, under its new sid (its
 //                  rank among the live sids: sprefix[s] - 1, sprefix the inclusive prefix sum
 //                  of live)
-//   remap_sids, remap_pair_sids
-//                  a per-node array or pair buffer through the new sids
+//   remap_sids     a per-node array through the new sids
 //   expand_sets    the distinct final sets as sorted ids (the solution's CSR)
 //
 // Grid-stride loops; the warp kernels one warp per node or set.
@@ -58,10 +55,6 @@ extern "C" __global__ void mark_sids(const u32* __restrict__ ids, u64 n, u32* li
     for (u64 i = thread_index(); i < n; i += grid_stride()) live[ids[i]] = 1;
 }
 
-extern "C" __global__ void mark_pair_sids(const u64* __restrict__ pairs, u64 n, u32* live) {
-    for (u64 i = thread_index(); i < n; i += grid_stride()) live[(u32)pairs[i]] = 1;
-}
-
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
 move_sets(u64 nsets, const u32* __restrict__ live, const u32* __restrict__ sprefix,
           const u64* __restrict__ at, const SetStore* __restrict__ old_d, const SetStore* __restrict__ new_d,
@@ -86,13 +79,6 @@ move_sets(u64 nsets, const u32* __restrict__ live, const u32* __restrict__ spref
 
 extern "C" __global__ void remap_sids(u32* ids, u64 n, const u32* __restrict__ sprefix) {
     for (u64 i = thread_index(); i < n; i += grid_stride()) ids[i] = sprefix[ids[i]] - 1;
-}
-
-extern "C" __global__ void remap_pair_sids(u64* pairs, u64 n, const u32* __restrict__ sprefix) {
-    for (u64 i = thread_index(); i < n; i += grid_stride()) {
-        const u64 pr = pairs[i];
-        pairs[i] = (pr >> 32) << 32 | (u64)(sprefix[(u32)pr] - 1);
-    }
 }
 
 // out[indptr[k] : indptr[k+1]] = the ids of set sids[k], ascending. One warp per set.

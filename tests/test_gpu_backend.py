@@ -55,6 +55,36 @@ def test_random_sets_pool_compaction(cs):
     assert_same(cs, pointee_order=False, preprocess=False, capacity=1)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
+def test_random_sets_compaction_short_of_device_memory(cs):
+    # every compaction finds no room for the new pool beside the old one (twice: before and
+    # after the pair buffers are released), so it stages the live sets and frees the old pool
+    # first; then the first new pool asked for, when it has more room than the least the
+    # caller accepts, does not fit either and the room is halved
+    from unittest.mock import patch
+
+    from andersen_gpu.backends.gpu import sets
+    real_try, real_compact = sets._try_empty, sets.SetStore.compact
+    calls, least = [], [0]
+
+    def short_try(words):
+        calls.append(words)
+        fail = len(calls) in (1, 2) or (len(calls) == 4 and (words - calls[2]) // 32 > least[0])
+        return None if fail else real_try(words)
+
+    def compact(self, *a, **kw):
+        calls.clear()
+        least[0] = kw.get("min_free", 0)
+        return real_compact(self, *a, **kw)
+
+    with patch.object(sets, "_try_empty", short_try), patch.object(sets.SetStore, "compact", compact):
+        want = reference.solve(cs)
+        got = gpu_solve(cs, capacity=1, compact_fill=0.01)
+    assert got == want, got.diff_report(want, labels=("gpu", "reference"))
+    assert got.stats.notes["staged_compactions"] == got.stats.notes["compactions"]
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=2500, max_constraints=200, with_i2p=True, with_merges=True))
 def test_random_sets_tiny_tables(cs):

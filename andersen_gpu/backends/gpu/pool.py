@@ -51,6 +51,12 @@ class ElementPool:
         self.cap = int(words.size) // ELEM_WORDS
         self.ctl[CTL_TOP] = top
 
+    def release(self) -> None:
+        """Drop the elements (before a compaction installs a new pool: :meth:`replace`)."""
+        self.words = cupy.empty(0, dtype=cupy.uint32)
+        self.cap = 0
+        cupy.get_default_memory_pool().free_all_blocks()
+
     def grow(self, top: int) -> None:
         """Reallocate to at least twice the capacity, keeping the used part (``top``: the bump
         pointer the kernels left, which may run past ``cap`` after failed requests).

@@ -182,6 +182,11 @@ class Round:
         t.run("commit", f("mark_changed"), blocks_for(self.n_ch_words * 32), (BLOCK,), (
             np.uint32(g.n), np.uint64(self.n_ch_words), g.rep, self.D, self.ch, self.cb))
 
+    def release_buffers(self) -> None:
+        """Drop the pair buffers (between rounds they hold nothing the next round reads; it
+        makes them again at the size it needs)."""
+        self.C, self.G, self.GE = (cupy.empty(1024, cupy.uint64) for _ in range(3))
+
     def advance(self) -> None:
         """After a successful round: this round's changed list becomes the last's."""
         self.chg, self.chg_next = self.chg_next, self.chg
@@ -208,8 +213,10 @@ class Round:
             done.append("sets")
         top = int(c[CTL_TOP])
         if top > self.pool.cap:
-            self.store.compact(self.roots(), [], min(nsets, self.store.cap), min_cap,
-                               want_free=2 * (top - top_before) + self.pool.cap // 4)
+            used = top - top_before   # what the round took before the pool ran out
+            self.store.compact(self.roots(), min(nsets, self.store.cap), min_cap,
+                               want_free=2 * used + self.pool.cap // 4, min_free=used + used // 4 + 1024,
+                               release=self.release_buffers)
             done.append("pool")
         if not done:
             # nothing full that we can see: the intern table (twice the set table) must be

@@ -22,13 +22,22 @@ import cupy
 import numpy as np
 
 from .device import BLOCK, CTL_MEMO_CLAIMS, CTL_NSETS, descriptor, fill_bytes, module, persistent_grid
-from .pool import ELEM_WORDS, ElementPool
+from .pool import ELEM_BYTES, ELEM_WORDS, ElementPool
 
 #: Cache sizes (slots of 16 bytes) are powers of two in [MIN_CACHE_SLOTS, MAX_CACHE_SLOTS].
 MIN_CACHE_SLOTS = 1 << 10
 MAX_CACHE_SLOTS = 1 << 24
 #: The smallest set table (set ids; 32 bytes each with the intern table).
 MIN_SETS = 1 << 16
+
+
+def _try_empty(words: int) -> cupy.ndarray | None:
+    """uint32[words] on the device, or None when it does not fit (CuPy has already freed its
+    cached blocks and retried by then)."""
+    try:
+        return cupy.empty(int(words), cupy.uint32)
+    except cupy.cuda.memory.OutOfMemoryError:
+        return None
 
 
 def pow2_at_least(k: int, low: int) -> int:
@@ -108,6 +117,7 @@ class SetStore:
                  image_slots: int):
         self.pool = pool
         self.compactions = 0
+        self.staged_compactions = 0   # compactions that freed the old pool before making the new
         self.sets_made = 0          # set ids handed out before the last compaction
         self._alloc(pow2_at_least(capacity, MIN_SETS))
         self.start[0] = 0xFFFFFFFF   # sid 0: the empty set
@@ -170,56 +180,84 @@ class SetStore:
             module("sets.cu")("intern_heads")(persistent_grid(), (BLOCK,), (
                 nodes, np.uint64(nodes.size), heads, self.desc, Pn, Dn, chg, *self.pool.args()))
 
-    def compact(self, roots: list[cupy.ndarray], pair_roots: list[cupy.ndarray], nsets: int,
-                min_cap: int, want_free: int) -> tuple[int, int]:
+    def compact(self, roots: list[cupy.ndarray], nsets: int, min_cap: int, want_free: int,
+                min_free: int = 0, release=None) -> tuple[int, int]:
         """Keep only the sets named in ``roots`` (uint32 arrays of sids, rewritten in place to the
-        new sids) and in the low words of ``pair_roots`` (uint64 pair buffers, rewritten too);
-        ``nsets``: set ids in use (from the control block).
+        new sids); ``nsets``: set ids in use (from the control block).
 
-        The new pool holds the live sets and room for at least ``want_free`` more elements (and
-        ``min_cap`` elements in all). Returns (live sets, live elements). Raises MemoryError
-        when the device cannot hold the new pool beside the old one.
+        The new pool holds the live sets and room for ``want_free`` more elements (``min_cap``
+        elements in all at least). When that does not fit beside the old pool, ``release()``
+        (if given) frees what the caller can spare, and the live sets are staged in a buffer of
+        their own size while the old pool is freed, so the peak is the larger of the two pools
+        plus the live sets rather than both pools; the room is then halved, down to
+        ``min_free``, until the pool fits. Returns (live sets, live elements). Raises
+        MemoryError when even ``min_free`` does not fit (the state is then lost: the solve
+        must stop).
         """
         f = module("sets.cu")
         grid = persistent_grid()
+        want_free = max(int(want_free), int(min_free))
         live = cupy.zeros(max(nsets, 1), cupy.uint32)
         live[0] = 1
         for r in roots:
             if r.size:
                 # live: the sids of the root
                 f("mark_sids")(grid, (BLOCK,), (r, np.uint64(r.size), live))
-        for r in pair_roots:
-            if r.size:
-                # live: the sids in the pairs' low words
-                f("mark_pair_sids")(grid, (BLOCK,), (r, np.uint64(r.size), live))
         sizes = cupy.where(live != 0, self.nelem[:nsets], 0).astype(cupy.uint64)
         at = cupy.empty(nsets + 1, cupy.uint64)
         at[0] = 0
         cupy.cumsum(sizes, out=at[1:])
+        del sizes
         sprefix = cupy.cumsum(live, dtype=cupy.uint32)
         live_elems = int(at[-1])
         live_sets = int(sprefix[-1])
-        new_cap = max(int(min_cap), live_elems + int(want_free))
-        if new_cap >= 2**32 - 1:
-            raise MemoryError(f"points-to pool would need {new_cap:,} elements (over 2^32)")
-        try:
-            words = cupy.empty(new_cap * ELEM_WORDS, cupy.uint32)
-        except cupy.cuda.memory.OutOfMemoryError:
-            raise MemoryError(f"device out of memory compacting the points-to pool: {live_elems:,} live "
-                              f"elements ({live_elems * 128 / 2**30:.1f} GiB) and room for "
-                              f"{want_free:,} more") from None
+
+        def cap_for(free: int) -> int:
+            cap = max(int(min_cap), live_elems + int(free))
+            if cap >= 2**32 - 1:
+                raise MemoryError(f"points-to pool would need {cap:,} elements (over 2^32)")
+            return cap
+
+        def no_room(free: int) -> MemoryError:
+            return MemoryError(f"device out of memory compacting the points-to pool: {live_elems:,} live "
+                               f"elements ({live_elems * ELEM_BYTES / 2**30:.1f} GiB) and room for "
+                               f"{free:,} more")
+
+        words = _try_empty(cap_for(want_free) * ELEM_WORDS)
+        if words is None and release is not None:
+            release()
+            words = _try_empty(cap_for(want_free) * ELEM_WORDS)
+        staged = words is None
+        if staged:
+            # the live sets alone, packed; the old pool is freed before the new one is made
+            words = _try_empty(max(live_elems, 1) * ELEM_WORDS)
+            if words is None:
+                raise no_room(want_free)
         old_desc, old_arrays = self.desc, (self.start, self.nelem, self.nbits, self.hash)
         self._alloc(pow2_at_least(2 * live_sets, MIN_SETS))
         # words, the new set table: every live set at its new place under its new sid
         f("move_sets")(grid, (BLOCK,), (np.uint64(nsets), live, sprefix, at, old_desc, self.desc,
                                         self.pool.words, words))
-        del old_arrays
+        del old_arrays, live, at
         for r in roots:
             if r.size:
                 f("remap_sids")(grid, (BLOCK,), (r, np.uint64(r.size), sprefix))
-        for r in pair_roots:
-            if r.size:
-                f("remap_pair_sids")(grid, (BLOCK,), (r, np.uint64(r.size), sprefix))
+        del sprefix
+        if staged:
+            self.pool.release()
+            free = int(want_free)
+            while True:
+                big = _try_empty(cap_for(free) * ELEM_WORDS)
+                if big is not None:
+                    break
+                if free <= min_free:
+                    self.pool.replace(words, live_elems)   # what is left, for the caller to drop
+                    raise no_room(free)
+                free = max(int(min_free), free // 2)
+            big[:live_elems * ELEM_WORDS] = words[:live_elems * ELEM_WORDS]
+            del words
+            words = big
+            self.staged_compactions += 1
         self.pool.replace(words, live_elems)
         self.pool.ctl[CTL_NSETS] = live_sets
         self._rebuild_table(live_sets)

@@ -117,6 +117,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
             raise RuntimeError(f"gpu solver did not converge in {opt.max_iterations} rounds")
         iterations += 1
         top_before = counts.top
+        t_round, retries_before, compactions_before = time.perf_counter(), retries, store.compactions
         while True:
             rnd.launch_first(counts)
             c = read_ctl()
@@ -136,17 +137,22 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         misses += int(c[CTL_MEMO_MISSES])
         unions += int(c[CTL_UNIONS])
         new = Counts.read(c)
-        if opt.trace:
-            trace.append(dict(changed=counts.nchg, pairs_bound=rnd.c_cap, store_pairs_bound=rnd.bound_g,
-                              next_changed=new.nchg, pool_top=new.top, sets=new.nsets))
+        entry = dict(changed=counts.nchg, pairs_bound=rnd.c_cap, store_pairs_bound=rnd.bound_g,
+                     next_changed=new.nchg, pool_top=new.top, pool_cap=pool.cap, sets=new.nsets,
+                     retries=retries - retries_before) if opt.trace else None
         counts = new
         rnd.advance()
         if store.caches_full(int(c[CTL_MEMO_CLAIMS])):
             store.clear_caches()
         if counts.top > opt.compact_fill * pool.cap:
-            store.compact(rnd.roots(), [], counts.nsets, min_cap, want_free=max(counts.top // 2, min_cap // 2))
+            store.compact(rnd.roots(), counts.nsets, min_cap, want_free=max(counts.top // 2, min_cap // 2),
+                          min_free=min_cap // 2, release=rnd.release_buffers)
             c = read_ctl()
             counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
+        if entry is not None:
+            entry.update(compactions=store.compactions - compactions_before,
+                         ms=round((time.perf_counter() - t_round) * 1e3, 3))
+            trace.append(entry)
 
     # distinct final sets: the sets of the representatives, read through rep
     P_all = rnd.P[g.rep] if g.n else cupy.zeros(0, cupy.uint32)
@@ -169,6 +175,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
                  final_edges=final_edges, distinct_sets=n_sets,
                  sets_made=store.sets_made + counts.nsets, live_sets=counts.nsets,
                  pool_elements_used=counts.top, compactions=store.compactions,
+                 staged_compactions=store.staged_compactions,
                  bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
                  memo_hits=hits, memo_misses=misses, unions=unions, delta_bits=delta_bits,
                  round_retries=retries, representatives=g.n_work)
