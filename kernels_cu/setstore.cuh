@@ -13,7 +13,10 @@
 // union are sums of the words, so h(A ∪ B) = h(A) + h(B): the hash of P ∪ ΔP is known before
 // the union is written, and an existing equal set is found without writing it.
 //
-// Sets under construction are linked lists (bitvec.cuh: the k-way unions merge into one),
+// A union of up to 32 sets is merged as a stream (UnionStream) and hashed before anything is
+// written: when it equals a set already interned, as most unions do, it costs the pool
+// nothing. A larger union first merges its sets 32 at a time into a linked list (bitvec.cuh),
+// the last 31 and that list then being one stream; shifts and the initial sets are lists too,
 // sealed into a contiguous run when interned.
 //
 // The set table (SetStore): start, nelem, nbits, hash per sid < ctl[CTL_NSETS]; an
@@ -200,6 +203,56 @@ struct MergeStream {   // a ∪ b for sealed sets a, b with no bit in common
         base = min(a.base, b.base);
     }
     __device__ u32 bits() const { return (a.base == base ? a.bits() : 0u) | (b.base == base ? b.bits() : 0u); }
+};
+
+// The union of the lanes' sources, as a stream: lane l's source is the sealed set (start, n)
+// (n = 0: none) or, for the lane `list_lane` (32: none), the linked list at `head`. Each step
+// takes the smallest base among the lanes' current elements and ORs every element of that base
+// (UNION_UNROLL loads in flight); `acc` is this lane's word of the result's current element.
+struct UnionStream {
+    u32 cur, end, cbase;   // this lane's current element (list: end is NIL), its base
+    u32 base, acc;         // the stream's current base (warp-uniform) and this lane's word
+    __device__ UnionStream(const Pool& p, u32 start, u32 n, u32 list_lane, u32 head) {
+        const bool list = lane_id() == list_lane;
+        cur = list ? head : start;
+        end = list ? NIL : start + n;
+        cbase = (list ? head != NIL : n != 0) ? elem_word(p, cur, 0) : NIL;
+        load(p);
+    }
+    __device__ void load(const Pool& p) {
+        const u32 lane = lane_id();
+        base = __reduce_min_sync(FULL_MASK, cbase);
+        acc = 0;
+        if (base == NIL) return;
+        for (u32 who = __ballot_sync(FULL_MASK, cbase == base); who;) {
+            int l[UNION_UNROLL];
+            u32 w[UNION_UNROLL];
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) {
+                l[k] = who ? __ffs(who) - 1 : -1;
+                who &= who - 1;
+                w[k] = __shfl_sync(FULL_MASK, cur, l[k] < 0 ? 0 : l[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) w[k] = l[k] >= 0 ? elem_word(p, w[k], lane) : 0u;
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) acc |= w[k];
+        }
+        acc = bits_lane(lane) ? acc : 0u;
+    }
+    __device__ void next(const Pool& p) {
+        if (cbase == base) {
+            if (end == NIL) {
+                cur = elem_word(p, cur, 31);
+                cbase = cur != NIL ? elem_word(p, cur, 0) : NIL;
+            } else {
+                ++cur;
+                cbase = cur < end ? elem_word(p, cur, 0) : NIL;
+            }
+        }
+        load(p);
+    }
+    __device__ u32 bits() const { return acc; }
 };
 
 // Exact comparison of a stream with sealed set (start, n).
@@ -506,8 +559,9 @@ __device__ int union_sets(Pool& p, u32* dst_head, u32 my_start, u32 my_n) {
 
 // The union of sets named by sids, accumulated a sid at a time by a warp (every lane calls
 // su_add with the same sid). One distinct sid costs nothing (the union is that set); from the
-// second on, the sids are batched 32 at a time (one lane each) into union_sets over a linked
-// list whose head lives at `*head` (a per-warp slot in shared memory), sealed at the end.
+// second on, the sids are batched (one lane each); every full batch of 32 is merged by
+// union_sets into a linked list whose head lives at `*head` (a per-warp slot in shared
+// memory), and su_finish merges the last batch with that list as a stream.
 struct SidUnion {
     u32 single;   // the first non-empty sid (0: none yet)
     u32 n;        // distinct sids seen (repeats the lossy `seen` cache misses count twice)
@@ -566,14 +620,25 @@ __device__ bool su_add(Pool& p, const SetStore& s, SidUnion& u, u32 sid) {
     return su_queue(p, s, u, sid);
 }
 
-// The sid of the union (0: empty). NIL when the pool or the set table is full.
+// The sid of the union (0: empty). NIL when the pool or the set table is full. The pending
+// batch (at most 31 sets: su_queue flushes at 32) and the list of the flushed ones (lane 31)
+// are merged as a stream twice: once for the hash, and once more to compare with an equal
+// set or to write a new one; a union that is a set already interned (the common case) writes
+// nothing.
 __device__ u32 su_finish(Pool& p, SetStore& s, SidUnion& u) {
     PROF_MAX(p.ctl, PF_MAX_UNION, u.n);
     if (u.n <= 1) return u.single;
-    if (!su_flush(p, u)) return NIL;
     if (lane_id() == 0) atomicAdd(&p.ctl[CTL_UNIONS], 1ull);
     __syncwarp();
-    return intern_list(p, s, *(volatile u32*)u.head);
+    const u32 head = *(volatile u32*)u.head;
+    PROF_CNT(p.ctl, PF_UNION_BATCHES, 1);
+    PROF_CNT(p.ctl, PF_UNION_ELEMS, warp_sum(lane_id() < u.nb ? u.bn : 0u));
+    const bool mine = lane_id() < u.nb;
+    const UnionStream src(p, mine ? u.bstart : 0u, mine ? u.bn : 0u, head != NIL ? 31u : 32u, head);
+    u64 h;
+    u32 nb, n;
+    stream_stats(p, src, h, nb, n);
+    return intern_stream(p, s, src, h, nb, n, NIL);
 }
 
 // ---------------------------------------------------------------- pair buffers

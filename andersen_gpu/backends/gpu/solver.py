@@ -2,7 +2,7 @@
 
 Each round is queued without a synchronisation and ends with one read of the control block
 (:mod:`.rounds`); between rounds the host grows what ran out and compacts the pool when it
-fills (:meth:`.sets.SetStore.compact`).
+fills, or when the next round may not fit in what is left (:meth:`.sets.SetStore.compact`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from .pool import ElementPool
 from .rounds import Counts, Round
 from .sets import SetStore
 from .timing import Timer
+
+#: A compaction leaves room for this many rounds like the largest recent one.
+ROOM_ROUNDS = 4
 
 _ORDER_POOL: list = []
 
@@ -110,6 +113,9 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
     rnd.advance()
 
     iterations, retries, delta_bits, hits, misses, unions = 0, 0, 0, 0, 0, 0
+    # pool elements a round takes (the most of the recent rounds, decaying): a compaction
+    # leaves room for ROOM_ROUNDS such rounds, and comes before a round that may not fit
+    need = 0
     room_made: dict[str, int] = {}
     trace: list[dict] = []
     while counts.nchg:
@@ -137,6 +143,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         misses += int(c[CTL_MEMO_MISSES])
         unions += int(c[CTL_UNIONS])
         new = Counts.read(c)
+        need = max(new.top - top_before, need - need // 4)
         entry = dict(changed=counts.nchg, pairs_bound=rnd.c_cap, store_pairs_bound=rnd.bound_g,
                      next_changed=new.nchg, pool_top=new.top, pool_cap=pool.cap, sets=new.nsets,
                      retries=retries - retries_before) if opt.trace else None
@@ -144,9 +151,9 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         rnd.advance()
         if store.caches_full(int(c[CTL_MEMO_CLAIMS])):
             store.clear_caches()
-        if counts.top > opt.compact_fill * pool.cap:
-            store.compact(rnd.roots(), counts.nsets, min_cap, want_free=max(counts.top // 2, min_cap // 2),
-                          min_free=min_cap // 2, release=rnd.release_buffers)
+        if counts.top > opt.compact_fill * pool.cap or counts.top + need + need // 4 > pool.cap:
+            store.compact(rnd.roots(), counts.nsets, min_cap, want_free=max(ROOM_ROUNDS * need, min_cap // 2),
+                          min_free=need + need // 4, release=rnd.release_buffers)
             c = read_ctl()
             counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
         if entry is not None:
