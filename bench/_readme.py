@@ -208,7 +208,8 @@ def render_extraction(rows: list[dict], source: str) -> str:
 
 # ------------------------------------------------------------------ corpus.csv: every backend
 def render_corpus(rows: list[dict], source: str) -> str:
-    """One row per corpus program: stages, each backend's median solve ms, agreement, peak memory."""
+    """One row per corpus program: stages, each backend's median solve ms, the GPU's peak device
+    MiB and bytes per final fact, final facts, distinct final sets, agreement, peak host memory."""
     if not rows:
         raise ReadmeError(f"{source}: no rows")
     programs = list(dict.fromkeys(r["program"] for r in rows))
@@ -219,7 +220,11 @@ def render_corpus(rows: list[dict], source: str) -> str:
         header += [f"{b}_ms"] + ([f"{b}_runs"] if b != "reference" else [])
     if {"gpu", "cpu"} <= set(timed):
         header.append("cpu/gpu")
-    header += ["final_edges", "agrees", "peak_host_MiB"]
+    gpu_cols = "gpu" in timed and any(_num(r.get("device_bytes_per_fact")) is not None for r in rows)
+    if gpu_cols:
+        header += ["gpu_peak_MiB", "gpu_bytes/fact"]
+    sets_col = any(_num(r.get("distinct_sets")) is not None for r in rows)
+    header += ["final_edges"] + (["distinct_sets"] if sets_col else []) + ["agrees", "peak_host_MiB"]
     body, unfinished = [], []
     for p in programs:
         g = [r for r in rows if r["program"] == p]
@@ -237,12 +242,18 @@ def render_corpus(rows: list[dict], source: str) -> str:
                 line.append(_int(hit.get("runs")) if hit else "")
         if {"gpu", "cpu"} <= set(timed):
             line.append(f"{ms['cpu'] / ms['gpu']:.2f}" if ms["cpu"] and ms["gpu"] else "")
+        if gpu_cols:
+            hit = next((r for r in g if r.get("backend") == "gpu" and _num(r.get("solve_ms_median")) is not None), {})
+            bpf = _num(hit.get("device_bytes_per_fact"))
+            line += [_ms(hit.get("peak_device_mib")), "" if bpf is None else f"{bpf:.2f}"]
         solved = [r for r in g if r.get("digest")]
         verdict = _true(solved[0].get("agrees")) if solved else None
         checked = solved[0].get("checked_against", "") if solved else ""
         agrees = checked if verdict else f"DIFFERS: {checked}" if verdict is False else ""
         peaks = [x for x in (_num(r.get("peak_host_mib")) for r in g) if x is not None]
-        line += [_int(solved[0].get("final_edges")) if solved else "", agrees, _ms(max(peaks)) if peaks else ""]
+        line += [_int(solved[0].get("final_edges")) if solved else ""]
+        line += [_int(solved[0].get("distinct_sets")) if solved else ""] if sets_col else []
+        line += [agrees, _ms(max(peaks)) if peaks else ""]
         body.append(line)
         errors = list(dict.fromkeys((r.get("backend", ""), r["error"]) for r in g if r.get("error")))
         if errors:

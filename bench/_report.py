@@ -54,7 +54,8 @@ def ordered_frame(rows: list[dict]):
 
 
 def summary(df):
-    """One row per input: counts, stage times, each backend's median solve ms, the GPU/CPU ratio."""
+    """One row per input: counts, stage times, each backend's median solve ms, the GPU/CPU ratio,
+    the GPU's peak device MiB and bytes per final fact, final facts and distinct final sets."""
     import pandas as pd
 
     out = []
@@ -71,19 +72,24 @@ def summary(df):
             row[f"{b}_ms"] = hit.solve_ms_median.iloc[0] if len(hit) else None
             if b == "gpu" and len(hit) and "peak_device_mib" in hit:
                 row["gpu_peak_MiB"] = hit.peak_device_mib.iloc[0]
+                if "device_bytes_per_fact" in hit:
+                    row["gpu_bytes/fact"] = hit.device_bytes_per_fact.iloc[0]
         if row.get("gpu_ms") and row.get("cpu_ms"):
             row["cpu/gpu"] = round(row["cpu_ms"] / row["gpu_ms"], 2)
         solved = g[g.digest.notna()] if "digest" in g else g.iloc[:0]
         row["final_edges"] = solved.final_edges.iloc[0] if len(solved) else None
+        if "distinct_sets" in solved:
+            row["distinct_sets"] = solved.distinct_sets.iloc[0] if len(solved) else None
         row["agrees"] = solved.agrees.iloc[0] if len(solved) and "agrees" in solved else None
         row["checked"] = solved.checked_against.iloc[0] if len(solved) and "checked_against" in solved else ""
         row["peak_host_MiB"] = g.peak_host_mib.max() if "peak_host_mib" in g else None
         out.append(row)
     sm = pd.DataFrame(out)
-    for c in ("instructions", "nodes", "constraints", "constraints_after", "final_edges"):
+    for c in ("instructions", "nodes", "constraints", "constraints_after", "final_edges", "distinct_sets"):
         if c in sm:
             sm[c] = pd.to_numeric(sm[c]).round().astype("Int64")
-    return sm.drop(columns=[c for c in sm.columns if c.endswith("_ms") and sm[c].isna().all()])
+    return sm.drop(columns=[c for c in sm.columns if (c.endswith("_ms") or c in ("distinct_sets", "gpu_bytes/fact"))
+                            and sm[c].isna().all()])
 
 
 def extraction_table(df):

@@ -338,3 +338,18 @@ def test_ncu_summary_sums_launches_and_weights_lanes_by_instructions(tmp_path):
                                                               commit="k"))
     assert "**4.0 ms** over 2 launches, at **20.00 of 32" in out.with_suffix(".md").read_text()
     assert len(pd.read_csv(out.with_suffix(".csv"))) == 2
+
+
+def test_corpus_tables_show_device_bytes_per_fact_and_distinct_sets():
+    from bench._readme import render_corpus
+    rows = [dict(suite="corpus", program="p", backend="gpu", solve_ms_median=10.0, runs=1, final_edges=400,
+                 distinct_sets=7, peak_device_mib=2.5, device_bytes_per_fact=0.125, digest="d", agrees=True,
+                 checked_against="gpu = cpu", commit="abc1234", date="2026-12-02", machine="m"),
+            dict(suite="corpus", program="p", backend="cpu", solve_ms_median=50.0, runs=1, final_edges=400,
+                 distinct_sets=7, digest="d", agrees=True, checked_against="gpu = cpu", commit="abc1234",
+                 date="2026-12-02", machine="m")]
+    text = render_corpus(rows, "corpus.csv")
+    assert "| gpu_peak_MiB | gpu_bytes/fact | final_edges | distinct_sets | agrees |" in text
+    assert "| 5.00 | 2.5 | 0.12 | 400 | 7 | gpu = cpu |" in text
+    summary = _report.summary(pd.DataFrame(rows))
+    assert summary.loc[0, "gpu_bytes/fact"] == 0.125 and summary.loc[0, "distinct_sets"] == 7
