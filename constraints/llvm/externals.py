@@ -279,7 +279,7 @@ setenv unsetenv putenv clearenv
 uname gethostname sethostname sysconf pathconf fpathconf getpagesize getdtablesize
 regcomp regexec regfree regerror fnmatch globfree wordexp wordfree
 sigreturn syscall prctl
-freelocale uselocale iconv_close
+freelocale iconv_close
 endpwent setpwent endgrent setgrent
 flockfile funlockfile ftrylockfile mkstemp mkstemp64 mkostemp
 __fdelt_chk __read_chk __open_2 __open64_2 __poll_chk __longjmp_chk
@@ -323,6 +323,9 @@ MODELS["tputs"] = (("call", 2, ("int",)),)
 # thread-specific data: one object shared by set and get
 MODELS["pthread_setspecific"] = (("keep", 1, "pthread_specific"),)
 MODELS["pthread_getspecific"] = (("ret_kept", "pthread_specific"),)
+# uselocale installs its argument and returns the locale installed before: one an earlier
+# call installed, or LC_GLOBAL_LOCALE ((locale_t)-1, no object)
+MODELS["uselocale"] = (("keep", 0), ("ret_kept",))
 # obstack chunks (the allocation macros then read h's fields): the chunk
 # function may be called; h's fields receive the chunk
 MODELS["_obstack_begin"] = (("call", 3, ("int",)), ("alloc_into", 0))
