@@ -6,6 +6,7 @@ call to a function the program does not define. In an effect, an integer
 points to (one load), ``"+a"`` is any address inside the objects argument
 ``a`` points to (an element of an array), ``"*+a"`` is what any slot of those
 objects holds (a field past the first: sigevent's notify function) and
+``"*a.k"`` is what slot ``k`` of those objects holds (glob's directory functions) and
 ``"ret"`` is the call's result.
 
 ========================  ==========================================================
@@ -40,7 +41,10 @@ effect                    meaning
 ``("copy", d, s)``        every slot of ``*s`` flows to the same slot of ``*d``
 ``("store_into", d, s)``  ``*d`` receives pointers anywhere inside ``s``'s objects (strtol)
 ``("call", f, args)``     ``f`` is called with ``args``; an argument ``"int"`` passes no
-                          pointer, ``"static"`` passes the per-callee object
+                          pointer, ``"static"`` passes the per-callee object, ``"kept:KEY"``
+                          what the object named ``KEY`` holds; ``("call", f, args, KEY)``:
+                          ``f``'s result is kept in that object (glob's gl_opendir stream,
+                          passed on to gl_readdir and gl_closedir)
 ``("throw", a)``          ``a`` becomes the in-flight exception
 ``("va_start", a)``       ``*arg[a]`` (a va_list) is set to this function's varargs
 ``("va_copy", d, s)``     va_list copy
@@ -189,8 +193,14 @@ MODELS["ftw"] = (("call", 1, ("static", "static")),)
 MODELS["nftw"] = (("call", 1, ("static", "static", "int", "static")),)
 
 # glob fills *pglob: gl_pathv, an array of strings the library allocates, and calls
-# errfunc(path, errno) on a directory it cannot read
-MODELS["glob"] = (("alloc_into", 3, "linked"), ("call", 2, ("static", "int")))
+# errfunc(path, errno) on a directory it cannot read; with GLOB_ALTDIRFUNC it reads
+# directories through the functions in *pglob (glibc's x86-64 glob_t: gl_closedir 4,
+# gl_readdir 5, gl_opendir 6, gl_lstat 7, gl_stat 8), the stream gl_opendir returns
+# passed to the other two, paths and stat buffers its own (make reads its cache so)
+MODELS["glob"] = (("alloc_into", 3, "linked"), ("call", 2, ("static", "int")),
+                  ("call", "*3.6", ("static",), "glob.dir"), ("call", "*3.5", ("kept:glob.dir",)),
+                  ("call", "*3.4", ("kept:glob.dir",)), ("call", "*3.7", ("static", "static")),
+                  ("call", "*3.8", ("static", "static")))
 # libevent: a registered callback is later called with the fd, the events and its
 # argument (a bufferevent's callbacks with the bufferevent first)
 MODELS["event_set"] = (("call", 3, ("int", "int", 4)),)

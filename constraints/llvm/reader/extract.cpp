@@ -2271,6 +2271,16 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
       B.load(t, B.smear(a, name + ".elem"));
       return t;
     }
+    size_t dot = r.s.find('.');
+    if (r.s[0] == '*' && dot != std::string::npos) {  // "*a.k": what slot k of *arg[a] holds
+      int a = arg(std::stol(r.s.substr(1, dot - 1)));
+      if (a < 0)
+        return -1;
+      std::string k = r.s.substr(dot + 1);
+      int t = B.node(name + ".field" + k);
+      B.load(t, B.offset(a, std::stol(k), name + ".fieldaddr" + k));
+      return t;
+    }
     int a = arg(std::stol(r.s.substr(1)));
     if (a < 0)
       return -1;
@@ -2388,11 +2398,20 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
           int t = B.node(name + ".static");
           B.addr(t, staticObj(callee));
           cargs.push_back(t);
+        } else if (!r.isInt && StringRef(r.s).starts_with("kept:")) {  // what a callback's result left there
+          int t = B.node(name + ".static");
+          B.copy(t, staticObj(r.s.substr(5)));
+          cargs.push_back(t);
         } else {
           cargs.push_back(ref(r));
         }
       }
-      indirectCall(fp, cargs, -1, -1, name + ".callback");
+      int ret = -1;
+      if (eff.size() > 3) {  // the callback's result is kept in the object named eff[3]
+        ret = B.node(name + ".callback.ret");
+        B.copy(staticObj(eff[3].s), ret);
+      }
+      indirectCall(fp, cargs, ret, -1, name + ".callback");
     } else if (kind == "throw") {
       int a = ref(eff[1]);
       if (a >= 0)
