@@ -476,6 +476,10 @@ def _check(model, name, i, sol):
             key = eff[1] if len(eff) > 1 else name
             if not _content(sol, {f"*{key}()"}) <= res:
                 bad.append("ret_kept: result misses the kept pointers")
+        elif kind == "store_kept":
+            key = eff[2] if len(eff) > 2 else name
+            if not _content(sol, {f"*{key}()"}) <= _content(sol, _expect(eff[1], i, sol, fps)):
+                bad.append("store_kept: the argument misses the kept pointers")
         elif kind in ("ret_arg", "ret_into"):
             if not _expect(eff[1], i, sol, fps) <= res:
                 bad.append(f"{kind}: result misses {eff[1]}")

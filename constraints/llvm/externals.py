@@ -31,6 +31,8 @@ effect                    meaning
 ``("keep", a[, key])``    that per-callee object (or the one named ``key``) receives
                           ``arg[a]`` (signal's handler, pthread_setspecific's value)
 ``("ret_kept"[, key])``   the result may be what that object holds
+``("store_kept", a[, key])`` ``*arg[a]`` receives what that object holds (sigaction's old
+                          action: a handler installed before)
 ``("ret_exported", a)``   when argument ``a`` is null, the result may be any function the
                           program exports (not ``internal`` or ``private``): ``dlsym(NULL,
                           name)`` finds the program's own functions
@@ -188,7 +190,10 @@ MODELS["sigset"] = MODELS["signal"]
 MODELS["bsd_signal"] = MODELS["signal"]
 MODELS["sysv_signal"] = MODELS["signal"]
 MODELS["__sysv_signal"] = MODELS["signal"]
-MODELS["sigaction"] = (("copy", 2, 1), ("call", "*1", ("int", "static", "static")))
+# sigaction installs act's handler and returns in *oact the one installed before (by
+# signal or sigaction: one kept object)
+MODELS["sigaction"] = (("copy", 2, 1), ("keep", "*1", "signal"), ("store_kept", 2, "signal"),
+                       ("call", "*1", ("int", "static", "static")))
 MODELS["ftw"] = (("call", 1, ("static", "static")),)
 MODELS["nftw"] = (("call", 1, ("static", "static", "int", "static")),)
 

@@ -2353,6 +2353,10 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
     } else if (kind == "ret_kept") {
       if (result >= 0)
         B.copy(result, staticObj(eff.size() > 1 ? eff[1].s : callee));
+    } else if (kind == "store_kept") {
+      int d = ref(eff[1]);
+      if (d >= 0)
+        B.store(d, staticObj(eff.size() > 2 ? eff[2].s : callee));
     } else if (kind == "ret_exported") {
       if (result >= 0 && eff[1].k < (long)args.size() && args[eff[1].k] < 0 && inFunction)
         B.copy(result, exported());  // a null handle (at a call site, not in a body)
