@@ -83,6 +83,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 using namespace llvm;
@@ -1775,20 +1776,35 @@ void Extractor::modelBodies() {
 // ModuleExtractor.unmodelled
 void Extractor::unmodelledCall(const std::string &callee, const std::vector<int> &args, int result,
                                const std::string &name, const std::vector<const FuncInfo *> &callbacks) {
-  if (result < 0 && callbacks.empty())
-    return;
-  int given = -1;
+  std::unordered_set<int> handed;  // the functions handed to it: called back, not written into
+  for (const FuncInfo *target : callbacks) {
+    auto it = funcAddr.find(target->f);
+    if (it != funcAddr.end())
+      handed.insert(it->second);
+  }
+  int given = -1, memory = -1;
   for (int a : args)
     if (a >= 0) {
       if (given < 0)
         given = B.node(name + ".given");
       B.copy(given, a);
+      if (handed.count(a) == 0) {
+        if (memory < 0)
+          memory = B.node(name + ".given.memory");
+        B.copy(memory, a);
+      }
     }
-  if (result >= 0) {
-    B.addr(result, unknownObj(callee));
-    if (given >= 0)
-      B.copy(result, B.smear(given, name + ".returned"));
-  }
+  if (given < 0 && result < 0)
+    return;
+  // what it may return, and write into every slot of the memory it is given (an out
+  // parameter: getifaddrs' list, BIO_get_mem_data's buffer): an object of its own, or
+  // anywhere into what it was given
+  int made = result >= 0 ? result : B.node(name + ".unknown");
+  B.addr(made, unknownObj(callee));
+  if (given >= 0)
+    B.copy(made, B.smear(given, name + ".returned"));
+  if (memory >= 0)
+    B.store(B.smear(memory, name + ".out"), made);
   if (given >= 0)
     for (const FuncInfo *target : callbacks)
       for (size_t k = 0; k < target->params.size(); ++k)
