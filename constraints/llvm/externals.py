@@ -62,8 +62,9 @@ A modelled function whose address the program takes applies its model to the slo
 of its function object, once per function, so that a call through a pointer gets it
 too (``calloc`` passed as an allocator). Anything without a model is reported by the
 extractor when it can move pointers (a pointer parameter, result or varargs), never
-dropped silently: its pointer result points to an object of its own and anywhere
-into what it was given, and the functions handed to it may be called with that.
+dropped silently: its pointer result, and every slot of the memory it is given (an
+out parameter), may point to an object of its own and anywhere into what it was
+given, and the functions handed to it may be called with that.
 """
 
 from __future__ import annotations

@@ -40,8 +40,10 @@
 //   landingpad reads; va_start points the va_list at the function's @f#va
 //   slot, which receives every variadic actual;
 // * external functions follow the models of constraints/llvm/externals.py
-//   (handed over as a file, Models); one without a model is counted, and the
-//   functions it is given may be called back with what it was given.
+//   (handed over as a file, Models); one without a model is counted, its
+//   pointer result and every slot of the memory it is given may receive an
+//   object of its own or anywhere into what it was given, and the functions it
+//   is given may be called back with what it was given.
 //
 // Nodes are numbered in the order the rules make them; names are LLVM's as it
 // prints them (printedName(): the AsmWriter's quoting; unnamed values,
