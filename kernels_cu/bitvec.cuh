@@ -156,37 +156,6 @@ __device__ __forceinline__ u32 without_id(u32 bits, u32 base, u32 id) {
     return bits;
 }
 
-// This lane's word of the OR of the elements `cur` of the lanes in `who` (warp-uniform).
-// UNION_UNROLL lanes' elements are loaded before any is used: one memory latency per
-// UNION_UNROLL sources instead of one per source. With NEXT, each lane of `who` also gets its
-// element's word 31 (a list's next) in `nxt`.
-template <bool NEXT>
-__device__ __forceinline__ u32 or_elements(const Pool& p, u32 who, u32 cur, u32& nxt) {
-    const u32 lane = lane_id();
-    u32 acc = 0;
-    while (who) {
-        int l[UNION_UNROLL];
-        u32 w[UNION_UNROLL];
-#pragma unroll
-        for (int k = 0; k < UNION_UNROLL; ++k) {
-            l[k] = who ? __ffs(who) - 1 : -1;
-            who &= who - 1;
-            w[k] = __shfl_sync(FULL_MASK, cur, l[k] < 0 ? 0 : l[k]);
-        }
-#pragma unroll
-        for (int k = 0; k < UNION_UNROLL; ++k) w[k] = l[k] >= 0 ? elem_word(p, w[k], lane) : 0u;
-#pragma unroll
-        for (int k = 0; k < UNION_UNROLL; ++k) {
-            acc |= w[k];
-            if (NEXT) {
-                const u32 nx = __shfl_sync(FULL_MASK, w[k], 31);
-                if ((int)lane == l[k]) nxt = nx;
-            }
-        }
-    }
-    return acc;
-}
-
 // dst |= (src_0 ∪ ... ∪ src_31) \ filter \ {excl}: a 32-way merge, lane l holding the head of
 // list src_l (NIL: none). Each round takes the smallest base among the lanes' current
 // elements, ORs every element of that base, masks out what the (read-only) list `filter`
@@ -206,8 +175,29 @@ __device__ int union_many(Pool& p, u32* dst_head, u32 my_src, u32 filter_head, u
     for (;;) {
         u32 minb = __reduce_min_sync(FULL_MASK, cbase);
         if (minb == NIL) return 0;
+        u32 acc = 0;
+        u32 who = __ballot_sync(FULL_MASK, cbase == minb);
+        // UNION_UNROLL sources' elements are loaded before any is used: one memory latency
+        // per UNION_UNROLL sources of this base instead of one per source
         u32 nxt = cur;
-        u32 acc = or_elements<true>(p, __ballot_sync(FULL_MASK, cbase == minb), cur, nxt);
+        while (who) {
+            int l[UNION_UNROLL];
+            u32 w[UNION_UNROLL];
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) {
+                l[k] = who ? __ffs(who) - 1 : -1;
+                who &= who - 1;
+                w[k] = __shfl_sync(FULL_MASK, cur, l[k] < 0 ? 0 : l[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) w[k] = l[k] >= 0 ? elem_word(p, w[k], lane) : 0u;
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) {
+                acc |= w[k];
+                u32 nx = __shfl_sync(FULL_MASK, w[k], 31);
+                if ((int)lane == l[k]) nxt = nx;
+            }
+        }
         cur = nxt;
         if (cbase == minb) cbase = cur != NIL ? elem_word(p, cur, 0) : NIL;
         acc = bits_lane(lane) ? without_id(acc, minb, excl) : 0u;

@@ -208,7 +208,7 @@ struct MergeStream {   // a ∪ b for sealed sets a, b with no bit in common
 // The union of the lanes' sources, as a stream: lane l's source is the sealed set (start, n)
 // (n = 0: none) or, for the lane `list_lane` (32: none), the linked list at `head`. Each step
 // takes the smallest base among the lanes' current elements and ORs every element of that base
-// (or_elements); `acc` is this lane's word of the result's current element.
+// (UNION_UNROLL loads in flight); `acc` is this lane's word of the result's current element.
 struct UnionStream {
     u32 cur, end, cbase;   // this lane's current element (list: end is NIL), its base
     u32 base, acc;         // the stream's current base (warp-uniform) and this lane's word
@@ -220,12 +220,25 @@ struct UnionStream {
         load(p);
     }
     __device__ void load(const Pool& p) {
+        const u32 lane = lane_id();
         base = __reduce_min_sync(FULL_MASK, cbase);
         acc = 0;
         if (base == NIL) return;
-        u32 unused;
-        acc = or_elements<false>(p, __ballot_sync(FULL_MASK, cbase == base), cur, unused);
-        acc = bits_lane(lane_id()) ? acc : 0u;
+        for (u32 who = __ballot_sync(FULL_MASK, cbase == base); who;) {
+            int l[UNION_UNROLL];
+            u32 w[UNION_UNROLL];
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) {
+                l[k] = who ? __ffs(who) - 1 : -1;
+                who &= who - 1;
+                w[k] = __shfl_sync(FULL_MASK, cur, l[k] < 0 ? 0 : l[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) w[k] = l[k] >= 0 ? elem_word(p, w[k], lane) : 0u;
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) acc |= w[k];
+        }
+        acc = bits_lane(lane) ? acc : 0u;
     }
     __device__ void next(const Pool& p) {
         if (cbase == base) {
@@ -508,13 +521,40 @@ __device__ u32 memoized(Memo& m, u64 key, u64* ctl, Compute compute) {
 // that base (UNION_UNROLL loads in flight), and merges the result into the linked list at
 // dst_head with one monotone cursor. Returns 0, or -1 when the pool is full.
 __device__ int union_sets(Pool& p, u32* dst_head, u32 my_start, u32 my_n) {
+    const u32 lane = lane_id();
+    u32 cur = my_start;
+    const u32 end = my_start + my_n;
+    u32 cbase = my_n ? elem_word(p, cur, 0) : NIL;
     Cursor c;
     cursor_init(p, c, dst_head);
     PROF_CNT(p.ctl, PF_UNION_BATCHES, 1);
     PROF_CNT(p.ctl, PF_UNION_ELEMS, warp_sum(my_n));
-    for (UnionStream u(p, my_start, my_n, 32u, NIL); u.base != NIL; u.next(p))
-        if (merge_elem(p, c, dst_head, u.base, u.bits(), CTL_OVF) < 0) return -1;
-    return 0;
+    for (;;) {
+        const u32 minb = __reduce_min_sync(FULL_MASK, cbase);
+        if (minb == NIL) return 0;
+        u32 who = __ballot_sync(FULL_MASK, cbase == minb);
+        u32 acc = 0;
+        while (who) {
+            int l[UNION_UNROLL];
+            u32 w[UNION_UNROLL];
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) {
+                l[k] = who ? __ffs(who) - 1 : -1;
+                who &= who - 1;
+                w[k] = __shfl_sync(FULL_MASK, cur, l[k] < 0 ? 0 : l[k]);
+            }
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) w[k] = l[k] >= 0 ? elem_word(p, w[k], lane) : 0u;
+#pragma unroll
+            for (int k = 0; k < UNION_UNROLL; ++k) acc |= w[k];
+        }
+        if (cbase == minb) {
+            ++cur;
+            cbase = cur < end ? elem_word(p, cur, 0) : NIL;
+        }
+        acc = bits_lane(lane) ? acc : 0u;
+        if (merge_elem(p, c, dst_head, minb, acc, CTL_OVF) < 0) return -1;
+    }
 }
 
 // The union of sets named by sids, accumulated a sid at a time by a warp (every lane calls
