@@ -27,7 +27,8 @@ from the IR text (``llvm-dis-19``) and the solved call graph:
   ``noreturn`` one);
 * ``reached: dead code``: a load from ``poison`` (code the compiler proved unreachable);
   ``code label``: a ``blockaddress`` table (computed goto, never memory);
-* ``(read)`` or ``GAP?``: not decided by these rules: read the IR.
+* ``(read)`` or ``GAP?`` (a gep, phi or cast of a pointer whose set is not empty, a call
+  through one): not decided by these rules: read the IR.
 
 A text-level aid, not a proof: its rules are the ones listed, and a group marked ``(read)``
 or ``GAP?`` needs reading. The second form prints the markdown table of ``bench/results/
@@ -293,7 +294,9 @@ def main(argv):
             elif op in ("getelementptr", "bitcast", "addrspacecast", "phi", "select", "freeze", "inttoptr", "extractvalue"):
                 ops = re.findall(r"(%" + ident + r")", d)
                 ks = [operand_kind(f, o) for o in ops] + (["null"] if re.search(r"\bnull\b", d) else [])
+                base = re.search(r"getelementptr (?:inbounds |nuw |nusw )*[^,]+, ptr (%" + ident + r")", d) if op == "getelementptr" else None
                 if op == "inttoptr": r = "null-only: inttoptr of an integer with no pointer origin" if "nonempty" not in ks else "GAP? inttoptr"
+                elif base and operand_kind(f, base.group(1)) == "nonempty": r = "GAP? getelementptr of a nonempty pointer"
                 elif "nonempty" in [operand_kind(f, o) for o in ops if f"{f}:{o}" in idx and not o.startswith("%idx")] and op in ("phi", "select", "bitcast", "addrspacecast", "freeze"): r = f"GAP? {op} of a nonempty pointer"
                 else:
                     r = f"derived: {op} of null or empty pointers"
