@@ -31,8 +31,9 @@ from the IR text (``llvm-dis-19``) and the solved call graph:
   through one): not decided by these rules: read the IR.
 
 A text-level aid, not a proof: its rules are the ones listed, and a group marked ``(read)``
-or ``GAP?`` needs reading. The second form prints the markdown table of ``bench/results/
-precision.md``'s section on empty sets from ``DIR/LABEL-PROGRAM.json`` files.
+or ``GAP?`` needs reading. The second form prints a markdown table (program, named pointers,
+empty before and after, the after run's groups) from ``DIR/LABEL-PROGRAM.json`` files: the
+counts of ``bench/results/precision.md``'s section on empty sets, whose columns merge those groups.
 """
 import collections
 import json
