@@ -16,7 +16,9 @@
 //   field-insensitive node where a pointer into it moves by an offset the
 //   rules cannot place (useLayout);
 // * a function @f is an object whose slots are @f itself, its return slot
-//   @f#ret, one slot per parameter @f#argK and, when variadic, @f#va; a direct
+//   @f#ret, one slot per parameter @f#argK and, when variadic, @f#va (no
+//   memory: an offset applies from @f, never from a slot, so the smear of a
+//   pointer that may hold @f adds @f#ret alone); a direct
 //   call copies actuals into the parameter slots (copied on to the formals)
 //   and the return slot back; an indirect call through fp is a gep to the slot
 //   then a store (arguments) or load (result), resolved while solving;
@@ -1669,6 +1671,8 @@ void Extractor::declare() {
     if (fi.vararg)
       names.push_back("@" + fi.name + "#va");
     fi.obj = B.obj(names[0], (int)names.size(), FUNCTION, fi.loc, &names);
+    for (size_t j = 1; j < names.size(); ++j)  // reached from @f only: no offset applies from a slot
+      B.size[fi.obj + j] = 1;
     ++(fi.defined ? definedCount : declaredCount);
   }
 }
