@@ -302,6 +302,11 @@ def test_device_run_with_a_stand_in_for_cupy(name, tmp_path, monkeypatch):
     rows = (tmp_path / "run" / "cuda-device-run.csv").read_text().splitlines()
     assert len(rows) == 1 + 4 * len(kernels)          # 4 builds x the kernels
     assert all(",True," in r for r in rows[1:])
+    import csv
+    table = list(csv.DictReader(rows))
+    assert {r["build"]: r["same_as_unannotated"] for r in table} == {
+        "plain-O3": "", "plain-merge": "", "annotated-O3": "True", "annotated-merge": "True"}
+    assert cuda_device_run.counterpart("annotated-merge") == "plain-merge"
     # per build: the reference run (once), the checked run, a warm-up, 2 timed runs, the counting run;
     # the kernels do nothing, so a loop until a flag is zero runs once
     per_run = len(list(cuda_device_run.launches(entry["steps"])))

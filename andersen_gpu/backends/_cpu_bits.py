@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 ONE = np.uint64(1)
 
@@ -283,3 +284,17 @@ def set_hash(a, alen):
         h = (h ^ a[i]) * np.uint64(0x100000001B3)
         h ^= h >> np.uint64(29)
     return h
+
+
+@njit(cache=True)
+def ids_into(a, alen, out, k):
+    """Write the ids of set ``a`` (``alen`` (base, word) pairs) to ``out[k:]`` in ascending
+    order; returns the index after the last one written."""
+    for e in range(alen):
+        word = a[2 * e + 1]
+        base = np.int64(a[2 * e]) * 64
+        while word:
+            out[k] = base + np.int64(trailing_zeros(word))
+            word &= word - ONE
+            k += 1
+    return k

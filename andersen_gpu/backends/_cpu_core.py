@@ -800,15 +800,7 @@ def extract(n, parent, pts, t):
     indices = np.empty(indptr[nsets], np.int32)
     for s in range(1, nsets):
         q = firsts[s]
-        a = sets.words(t, q)
-        k = indptr[s]
-        for e in range(sets.length(t, q)):
-            word = a[2 * e + 1]
-            base = np.int64(a[2 * e]) * 64
-            while word:
-                indices[k] = base + np.int64(trailing_zeros(word))
-                word &= word - ONE
-                k += 1
+        bits.ids_into(sets.words(t, q), sets.length(t, q), indices, indptr[s])
     node_set = np.empty(n, np.int32)
     for v in range(n):
         node_set[v] = sid[pts[find(parent, v)]]

@@ -809,15 +809,7 @@ def extract(n, parent, pts, plen):
     indices = np.empty(indptr[nsets], np.int32)
     for s in range(1, nsets):
         q = firsts[s]
-        a = pts[q]
-        k = indptr[s]
-        for e in range(plen[q]):
-            word = a[2 * e + 1]
-            base = np.int64(a[2 * e]) * 64
-            while word:
-                indices[k] = base + np.int64(trailing_zeros(word))
-                word &= word - ONE
-                k += 1
+        bits.ids_into(pts[q], plen[q], indices, indptr[s])
     node_set = np.empty(n, np.int32)
     for v in range(n):
         node_set[v] = rep_set[find(parent, v)]

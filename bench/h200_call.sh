@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One call on the GPU machine that measures everything the README's tables and the GPU tests need,
+# within one `device` call (at most 600 s), and returns it as one file, $OUT/results.tgz:
+#
+#   run(kind="nvidia-h200", timeout_s=600,
+#       carry=[".inputs", ".corpus-dumps", ".llvm-extracts", ".cuda-ptx"],
+#       command="ANDERSEN_COMMIT=$(git rev-parse --short HEAD, here) bash bench/h200_call.sh")
+#
+# then here: tar xzf <files_at>/results.tgz (it unpacks into bench/results/h200-<commit>/), merge the
+# rows you want into bench/results/ and run `python -m bench report` and `python -m bench readme`.
+#
+# What runs, in this order (seconds from the start; the cpu work overlaps the GPU work):
+#   - the numba cache of the cpu backend is filled once (about 70 s, one core), then the cpu
+#     backend solves every corpus program, CPU_JOBS at once, each for at most CPU_TIMEOUT_S;
+#   - the GPU tests (tests/test_gpu_backend.py; the alias and CUDA programs' gpu assertions with
+#     .llvm-extracts), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with
+#     .cuda-ptx), the paper inputs on the GPU (bench/gpu_paper_inputs.py time), the corpus on the
+#     GPU one program at a time, each for at most GPU_TIMEOUT_S.
+# A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
+# which is rewritten before each step (a call cut at its limit keeps what had finished). With the
+# defaults a call needs about 10 minutes when git and python3.11 run into GPU_TIMEOUT_S; pass
+# GPU_TIMEOUT_S=60 CPU_TIMEOUT_S=240 for a call that fits in 600 s.
+# The results carry ANDERSEN_COMMIT (the device's copy of .git may be stale: pass it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONUNBUFFERED=1 ANDERSEN_COMMIT=${ANDERSEN_COMMIT:?set ANDERSEN_COMMIT to the commit being measured}
+CPU_JOBS=${CPU_JOBS:-11}
+CPU_TIMEOUT_S=${CPU_TIMEOUT_S:-300}
+GPU_TIMEOUT_S=${GPU_TIMEOUT_S:-150}
+OUT=${OUT:?the device tool sets OUT}
+RES="bench/results/h200-$ANDERSEN_COMMIT"
+mkdir -p "$RES"/{cpu,gpu,paper,cuda}
+S=$(date +%s)
+pack() { tar czf "$OUT/results.tgz.part" "$RES" 2>/dev/null && mv "$OUT/results.tgz.part" "$OUT/results.tgz"; }
+el() { pack; echo "[$(( $(date +%s) - S )) s] $*"; }   # packed before every step: a cut call keeps what ran
+trap pack EXIT
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$RES/device.txt"
+el "cpu backend: numba cache, then the corpus ($CPU_JOBS at once)"
+(
+    timeout 200 python3 -c "from andersen_gpu.warmup import compile_backend; print(compile_backend('cpu'))"
+    timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
+        --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu"
+) > "$RES/cpu/log.txt" 2>&1 &
+CPU=$!
+
+el "gpu tests"
+timeout 150 python3 -m pytest -p no:cacheprovider -q -m gpu tests/test_gpu_backend.py > "$RES/gpu/tests.txt" 2>&1
+tail -2 "$RES/gpu/tests.txt"
+ANDERSEN_LLVM_EXTRACTS=.llvm-extracts timeout 90 python3 -m pytest -p no:cacheprovider -q -m gpu \
+    tests/test_llvm_aliases.py tests/test_cuda.py > "$RES/gpu/alias-tests.txt" 2>&1
+tail -2 "$RES/gpu/alias-tests.txt"
+el "CUDA kernels"
+timeout 90 python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
+tail -2 "$RES/cuda/log.txt"
+el "paper inputs, gpu"
+timeout 90 python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
+tail -1 "$RES/paper/log.txt"
+el "corpus, gpu"
+timeout $((11 * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu --repeat 1 --long-s 3 \
+    --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/gpu" > "$RES/gpu/log.txt" 2>&1
+tail -12 "$RES/gpu/log.txt"
+el "waiting for the cpu backend"
+wait "$CPU"
+tail -12 "$RES/cpu/log.txt"
+el "end"
