@@ -20,8 +20,9 @@ For every corpus program (``.corpus/P/P.bc``; default: every one there) it extra
   ``lost_other_pointers`` / ``lost_other_objects`` count only the lost objects that were not in the
   baseline's ``<ptrtoint>`` set (objects whose address the program never turned into an integer,
   so that no rule about integers explains their loss); the sample lists those first;
-  ``lost_distinct_objects``: how many objects some named pointer lost, listed (the most lost first,
-  with what the object is now: its kind and slots) in ``OUT-lost-objects.json`` and ``OUT.md``.
+  ``lost_distinct_objects``: how many objects some named pointer lost, every one listed (the most lost
+  first, with what the object is now: its kind and slots) in ``OUT-lost-objects.json``, the first 40
+  and a count by kind and slots in ``OUT.md``.
 
 Each program runs in a child process with ``--timeout-s`` (the large ones solve for minutes on a
 2-core machine, or exhaust its memory); a program that runs out of time is reported as such.
@@ -235,7 +236,7 @@ def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
     return {"lost_pointers": lost_ptrs, "lost_objects": lost_total, "lost_other_pointers": other_ptrs,
             "lost_other_objects": other_total, "lost_distinct_objects": len(by_object),
             "lost_sample": (rows + later)[:sample],
-            "lost_by_object": [[str(objs[x]), k] for x, k in by_object.most_common(sample)]}
+            "lost_by_object": [[str(objs[x]), k] for x, k in by_object.most_common()]}
 
 
 def _child(args) -> int:
@@ -374,9 +375,12 @@ def _write(out: Path, rows, samples, by_object, args) -> None:
         if not rows_:
             continue
         p, label = key.split("\t")
-        lines += ["", f"## {p}: objects lost by some named pointer ({label} against the baseline; first {len(rows_)})",
+        kinds_now = Counter((x[2], x[3]) for x in rows_ if len(x) > 3)
+        lines += ["", f"## {p}: objects lost by some named pointer ({label} against the baseline; first 40 of "
+                  f"{len(rows_)}: " + ", ".join(f"{n} {k} of {s} slots" for (k, s), n in sorted(kinds_now.items())) + ")",
                   "", "| object | pointers that lost it | now | slots now |", "| --- | ---: | --- | ---: |"]
-        lines += [f"| `{x[0]}` | {x[1]} | {x[2] if len(x) > 2 else ''} | {x[3] if len(x) > 3 else ''} |" for x in rows_]
+        lines += [f"| `{x[0]}` | {x[1]} | {x[2] if len(x) > 2 else ''} | {x[3] if len(x) > 3 else ''} |"
+                  for x in rows_[:40]]
     for key, rows_ in sorted(kept.items()):
         if not rows_:
             continue
