@@ -599,7 +599,8 @@ int main(int argc, char **argv) {
 def test_heap_objects_take_the_layout_of_their_use(tmp_path):
     """An allocation whose pointers never leave its function has the slots its uses reach (two:
     struct S); one moved back by a byte offset is one field-insensitive node; one that escapes
-    keeps the largest struct's slots; a FILE has its record's, a DIR and dlopen's handle one."""
+    keeps the largest struct's slots; a FILE has its record's, a DIR and dlopen's handle one; a
+    function's parameter slots take no offset."""
     src = tmp_path / "heap.c"
     src.write_text(HEAP_LAYOUT_C)
     cs, _ = extract_with_stats([src])
@@ -607,3 +608,7 @@ def test_heap_objects_take_the_layout_of_their_use(tmp_path):
             ("*main:%call", "*main:%call3", "*main:%call8", "*main:%call9", "*main:%call10", "*main:%call11")}
     assert size == {"*main:%call": 2, "*main:%call3": 1, "*main:%call8": 11, "*main:%call9": 29,
                     "*main:%call10": 1, "*main:%call11": 1}
+    # a function's slots are not memory: an offset applies from @main only
+    main = cs.node_id("@main")
+    assert [int(x) for x in cs.obj_size[main:main + 4]] == [4, 1, 1, 1]
+    assert [cs.names[main + k] for k in range(4)] == ["@main", "@main#ret", "@main#arg0", "@main#arg1"]
