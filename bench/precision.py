@@ -33,7 +33,8 @@ sets, and a later run of this checkout with ``--baseline B`` compares against th
 Results: ``OUT.csv`` (one row per program and label; rows of other programs and labels already there
 are kept), ``OUT-lost.json`` (the samples of pointers that lost objects, likewise),
 ``OUT-lost-objects.json`` (the objects lost, likewise) and ``OUT.md`` (all rows, then the lost
-objects, then the samples), with machine, date and commit.
+objects, then the samples, then whatever follows the line ``KEPT`` in the old file: sections
+written by hand), with machine, date and commit.
 """
 
 from __future__ import annotations
@@ -55,10 +56,13 @@ FIELDS = ("program", "label", "commit", "status", "instructions", "nodes", "name
           "final_facts", "empty_named", "lost_pointers", "lost_objects", "extract_s", "solve_s", "date", "machine",
           "empty_by_definition", "lost_other_pointers", "lost_other_objects", "lost_distinct_objects")
 
+# OUT.md keeps everything from this line on (sections written by hand) when it is written again
+KEPT = "<!-- written by hand: kept by bench/precision.py -->"
+
 # names the extractors give their temporaries: F:%X followed by one of these
 _TEMP = re.compile(r"\.(?:gep|any|slot\d+|icall|int|asptr|va_area|va_list|va_args|given|deref|deref_any|elem|into"
                    r"|out|fields|advanced|copy\d+|src\d+|dst\d+|callback|static|va_copy|va_src|va_dst|new|move\d+"
-                   r"|ret|arg\d+|unknown|returned|model)(?:[.+].*)?$")
+                   r"|ret|arg\d+|unknown|returned|model|field\d+|fieldaddr\d+)(?:[.+].*)?$")
 
 
 def named_pointers(names, kinds) -> list[int]:
@@ -390,7 +394,10 @@ def _write(out: Path, rows, samples, by_object, args) -> None:
                   "where there are) |", "| --- | ---: | ---: | ---: | ---: | --- |"]
         lines += [f"| `{x['pointer']}` | {x['lost']} | {x.get('lost_other', '')} | {x['before']} | {x['after']} | "
                   f"{x['objects']} |" for x in rows_]
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    md = out.with_suffix(".md")
+    old = md.read_text() if md.is_file() else ""
+    kept = old[old.index(KEPT):] if KEPT in old else ""  # sections written by hand stay as they are
+    md.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
 
 
 if __name__ == "__main__":

@@ -353,3 +353,24 @@ def test_corpus_tables_show_device_bytes_per_fact_and_distinct_sets():
     assert "| 5.00 | 2.5 | 0.12 | 400 | 7 | gpu = cpu |" in text
     summary = _report.summary(pd.DataFrame(rows))
     assert summary.loc[0, "gpu_bytes/fact"] == 0.125 and summary.loc[0, "distinct_sets"] == 7
+
+
+def test_precision_tables_keep_the_sections_written_by_hand(tmp_path):
+    """bench/precision.py rewrites OUT.md from its CSV, and keeps what follows its KEPT line."""
+    import argparse
+
+    from bench import precision
+
+    out = tmp_path / "precision"
+    row = {"program": "p", "label": "after", "commit": "c", "status": "ok", "named_pointers": 3,
+           "empty_named": 1}
+    args = argparse.Namespace(label="after")
+    precision._write(out, [row], {}, args)
+    md = out.with_suffix(".md")
+    assert precision.KEPT not in md.read_text()
+    hand = f"{precision.KEPT}\n## Read by hand\n\nstays.\n"
+    md.write_text(md.read_text() + "\n" + hand)
+    precision._write(out, [dict(row, empty_named=0)], {}, args)
+    text = md.read_text()
+    assert text.endswith(hand) and text.count(precision.KEPT) == 1
+    assert "| p | after | c | ok | 3 |" in text

@@ -352,6 +352,7 @@ def test_no_effect_models_add_no_constraints(tmp_path):
 
 # ------------------------------------------------------- every model, table-driven
 NARGS = 7  # the most arguments any model names (gethostbyaddr_r's 6th) + 1
+RECORD_SLOTS = 9  # the most slots a model reads a callback from (glob_t's gl_stat, slot 8) + 1
 
 
 def _models_by_effects():
@@ -374,7 +375,7 @@ def _fp_refs(model):
 
 def _module(models):
     """One ``.ll`` module: call ``i`` of each model's representative, its own arguments."""
-    lines = ["%rec = type { ptr, ptr, ptr, ptr }"]
+    lines = ["%rec = type { " + ", ".join(["ptr"] * RECORD_SLOTS) + " }"]
     body = []
     for i, (model, name) in enumerate(models):
         fps = _fp_refs(model)
@@ -383,7 +384,8 @@ def _module(models):
                 lines.append(f"@T{i}_{k}_{j} = global %rec zeroinitializer")
             slot0 = f"@cb{i}" if f"*{k}" in fps else f"@T{i}_{k}_0"
             slot1 = f"@cb{i}" if f"*+{k}" in fps else f"@T{i}_{k}_1"
-            lines.append(f"@A{i}_{k} = global %rec {{ ptr {slot0}, ptr {slot1}, ptr null, ptr null }}")
+            rest = [f"ptr @cb{i}" if f"*{k}.{j}" in fps else "ptr null" for j in range(2, RECORD_SLOTS)]
+            lines.append(f"@A{i}_{k} = global %rec {{ " + ", ".join([f"ptr {slot0}", f"ptr {slot1}"] + rest) + " }")
         if fps:
             params = ", ".join(f"ptr %p{j}" for j in range(6))
             for j in range(6):
@@ -422,6 +424,10 @@ def _expect(r, i, sol, fps=()):
         return set(sol.points_to_names(f"main:%r{i}"))
     if isinstance(r, int):
         return {f"@cb{i}" if r in fps else f"*@A{i}_{r}"}
+    if r.startswith("kept:"):  # what a callback's result left in the object named so
+        return _content(sol, {f"*{r[5:]}()"})
+    if r.startswith("*") and "." in r:  # slot j of the record: the callback the module put there
+        return {f"@cb{i}"} if r in fps else set()
     if r.startswith("*+"):
         k = int(r[2:])
         return {_slot(i, k, 0, fps), _slot(i, k, 1, fps)}
@@ -470,6 +476,10 @@ def _check(model, name, i, sol):
             key = eff[1] if len(eff) > 1 else name
             if not _content(sol, {f"*{key}()"}) <= res:
                 bad.append("ret_kept: result misses the kept pointers")
+        elif kind == "store_kept":
+            key = eff[2] if len(eff) > 2 else name
+            if not _content(sol, {f"*{key}()"}) <= _content(sol, _expect(eff[1], i, sol, fps)):
+                bad.append("store_kept: the argument misses the kept pointers")
         elif kind in ("ret_arg", "ret_into"):
             if not _expect(eff[1], i, sol, fps) <= res:
                 bad.append(f"{kind}: result misses {eff[1]}")

@@ -6,6 +6,7 @@ call to a function the program does not define. In an effect, an integer
 points to (one load), ``"+a"`` is any address inside the objects argument
 ``a`` points to (an element of an array), ``"*+a"`` is what any slot of those
 objects holds (a field past the first: sigevent's notify function) and
+``"*a.k"`` is what slot ``k`` of those objects holds (glob's directory functions) and
 ``"ret"`` is the call's result.
 
 ========================  ==========================================================
@@ -32,6 +33,8 @@ effect                    meaning
 ``("keep", a[, key])``    that per-callee object (or the one named ``key``) receives
                           ``arg[a]`` (signal's handler, pthread_setspecific's value)
 ``("ret_kept"[, key])``   the result may be what that object holds
+``("store_kept", a[, key])`` ``*arg[a]`` receives what that object holds (sigaction's old
+                          action: a handler installed before)
 ``("ret_exported", a)``   when argument ``a`` is null, the result may be any function the
                           program exports (not ``internal`` or ``private``): ``dlsym(NULL,
                           name)`` finds the program's own functions
@@ -42,7 +45,10 @@ effect                    meaning
 ``("copy", d, s)``        every slot of ``*s`` flows to the same slot of ``*d``
 ``("store_into", d, s)``  ``*d`` receives pointers anywhere inside ``s``'s objects (strtol)
 ``("call", f, args)``     ``f`` is called with ``args``; an argument ``"int"`` passes no
-                          pointer, ``"static"`` passes the per-callee object
+                          pointer, ``"static"`` passes the per-callee object, ``"kept:KEY"``
+                          what the object named ``KEY`` holds; ``("call", f, args, KEY)``:
+                          ``f``'s result is kept in that object (glob's gl_opendir stream,
+                          passed on to gl_readdir and gl_closedir)
 ``("throw", a)``          ``a`` becomes the in-flight exception
 ``("va_start", a)``       ``*arg[a]`` (a va_list) is set to this function's varargs
 ``("va_copy", d, s)``     va_list copy
@@ -58,8 +64,9 @@ A modelled function whose address the program takes applies its model to the slo
 of its function object, once per function, so that a call through a pointer gets it
 too (``calloc`` passed as an allocator). Anything without a model is reported by the
 extractor when it can move pointers (a pointer parameter, result or varargs), never
-dropped silently: its pointer result points to an object of its own and anywhere
-into what it was given, and the functions handed to it may be called with that.
+dropped silently: its pointer result, and every slot of the memory it is given (an
+out parameter), may point to an object of its own and anywhere into what it was
+given, and the functions handed to it may be called with that.
 """
 
 from __future__ import annotations
@@ -191,13 +198,22 @@ MODELS["sigset"] = MODELS["signal"]
 MODELS["bsd_signal"] = MODELS["signal"]
 MODELS["sysv_signal"] = MODELS["signal"]
 MODELS["__sysv_signal"] = MODELS["signal"]
-MODELS["sigaction"] = (("copy", 2, 1), ("call", "*1", ("int", "static", "static")))
+# sigaction installs act's handler and returns in *oact the one installed before (by
+# signal or sigaction: one kept object)
+MODELS["sigaction"] = (("copy", 2, 1), ("keep", "*1", "signal"), ("store_kept", 2, "signal"),
+                       ("call", "*1", ("int", "static", "static")))
 MODELS["ftw"] = (("call", 1, ("static", "static")),)
 MODELS["nftw"] = (("call", 1, ("static", "static", "int", "static")),)
 
 # glob fills *pglob: gl_pathv, an array of strings the library allocates, and calls
-# errfunc(path, errno) on a directory it cannot read
-MODELS["glob"] = (("alloc_into", 3, "linked"), ("call", 2, ("static", "int")))
+# errfunc(path, errno) on a directory it cannot read; with GLOB_ALTDIRFUNC it reads
+# directories through the functions in *pglob (glibc's x86-64 glob_t: gl_closedir 4,
+# gl_readdir 5, gl_opendir 6, gl_lstat 7, gl_stat 8), the stream gl_opendir returns
+# passed to the other two, paths and stat buffers its own (make reads its cache so)
+MODELS["glob"] = (("alloc_into", 3, "linked"), ("call", 2, ("static", "int")),
+                  ("call", "*3.6", ("static",), "glob.dir"), ("call", "*3.5", ("kept:glob.dir",)),
+                  ("call", "*3.4", ("kept:glob.dir",)), ("call", "*3.7", ("static", "static")),
+                  ("call", "*3.8", ("static", "static")))
 # libevent: a registered callback is later called with the fd, the events and its
 # argument (a bufferevent's callbacks with the bufferevent first)
 MODELS["event_set"] = (("call", 3, ("int", "int", 4)),)
@@ -286,7 +302,7 @@ setenv unsetenv putenv clearenv
 uname gethostname sethostname sysconf pathconf fpathconf getpagesize getdtablesize
 regcomp regexec regfree regerror fnmatch globfree wordexp wordfree
 sigreturn syscall prctl
-freelocale uselocale iconv_close
+freelocale iconv_close
 endpwent setpwent endgrent setgrent
 flockfile funlockfile ftrylockfile mkstemp mkstemp64 mkostemp
 __fdelt_chk __read_chk __open_2 __open64_2 __poll_chk __longjmp_chk
@@ -330,6 +346,9 @@ MODELS["tputs"] = (("call", 2, ("int",)),)
 # thread-specific data: one object shared by set and get
 MODELS["pthread_setspecific"] = (("keep", 1, "pthread_specific"),)
 MODELS["pthread_getspecific"] = (("ret_kept", "pthread_specific"),)
+# uselocale installs its argument and returns the locale installed before: one an earlier
+# call installed, or LC_GLOBAL_LOCALE ((locale_t)-1, no object)
+MODELS["uselocale"] = (("keep", 0), ("ret_kept",))
 # obstack chunks (the allocation macros then read h's fields): the chunk
 # function may be called; h's fields receive the chunk
 MODELS["_obstack_begin"] = (("call", 3, ("int",)), ("alloc_into", 0))

@@ -47,8 +47,10 @@
 //   landingpad reads; va_start points the va_list at the function's @f#va
 //   slot, which receives every variadic actual;
 // * external functions follow the models of constraints/llvm/externals.py
-//   (handed over as a file, Models); one without a model is counted, and the
-//   functions it is given may be called back with what it was given.
+//   (handed over as a file, Models); one without a model is counted, its
+//   pointer result and every slot of the memory it is given may receive an
+//   object of its own or anywhere into what it was given, and the functions it
+//   is given may be called back with what it was given.
 //
 // Nodes are numbered in the order the rules make them; names are LLVM's as it
 // prints them (printedName(): the AsmWriter's quoting; unnamed values,
@@ -90,6 +92,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 using namespace llvm;
@@ -1800,20 +1803,35 @@ void Extractor::modelBodies() {
 // ModuleExtractor.unmodelled
 void Extractor::unmodelledCall(const std::string &callee, const std::vector<int> &args, int result,
                                const std::string &name, const std::vector<const FuncInfo *> &callbacks) {
-  if (result < 0 && callbacks.empty())
-    return;
-  int given = -1;
+  std::unordered_set<int> handed;  // the functions handed to it: called back, not written into
+  for (const FuncInfo *target : callbacks) {
+    auto it = funcAddr.find(target->f);
+    if (it != funcAddr.end())
+      handed.insert(it->second);
+  }
+  int given = -1, memory = -1;
   for (int a : args)
     if (a >= 0) {
       if (given < 0)
         given = B.node(name + ".given");
       B.copy(given, a);
+      if (handed.count(a) == 0) {
+        if (memory < 0)
+          memory = B.node(name + ".given.memory");
+        B.copy(memory, a);
+      }
     }
-  if (result >= 0) {
-    B.addr(result, unknownObj(callee));
-    if (given >= 0)
-      B.copy(result, B.smear(given, name + ".returned"));
-  }
+  if (given < 0 && result < 0)
+    return;
+  // what it may return, and write into every slot of the memory it is given (an out
+  // parameter: getifaddrs' list, BIO_get_mem_data's buffer): an object of its own, or
+  // anywhere into what it was given
+  int made = result >= 0 ? result : B.node(name + ".unknown");
+  B.addr(made, unknownObj(callee));
+  if (given >= 0)
+    B.copy(made, B.smear(given, name + ".returned"));
+  if (memory >= 0)
+    B.store(B.smear(memory, name + ".out"), made);
   if (given >= 0)
     for (const FuncInfo *target : callbacks)
       for (size_t k = 0; k < target->params.size(); ++k)
@@ -2466,6 +2484,16 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
       B.load(t, B.smear(a, name + ".elem"));
       return t;
     }
+    size_t dot = r.s.find('.');
+    if (r.s[0] == '*' && dot != std::string::npos) {  // "*a.k": what slot k of *arg[a] holds
+      int a = arg(std::stol(r.s.substr(1, dot - 1)));
+      if (a < 0)
+        return -1;
+      std::string k = r.s.substr(dot + 1);
+      int t = B.node(name + ".field" + k);
+      B.load(t, B.offset(a, std::stol(k), name + ".fieldaddr" + k));
+      return t;
+    }
     int a = arg(std::stol(r.s.substr(1)));
     if (a < 0)
       return -1;
@@ -2540,6 +2568,10 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
     } else if (kind == "ret_kept") {
       if (result >= 0)
         B.copy(result, staticObj(eff.size() > 1 ? eff[1].s : callee));
+    } else if (kind == "store_kept") {
+      int d = ref(eff[1]);
+      if (d >= 0)
+        B.store(d, staticObj(eff.size() > 2 ? eff[2].s : callee));
     } else if (kind == "ret_exported") {
       if (result >= 0 && eff[1].k < (long)args.size() && args[eff[1].k] < 0 && inFunction)
         B.copy(result, exported());  // a null handle (at a call site, not in a body)
@@ -2585,11 +2617,20 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
           int t = B.node(name + ".static");
           B.addr(t, staticObj(callee));
           cargs.push_back(t);
+        } else if (!r.isInt && StringRef(r.s).starts_with("kept:")) {  // what a callback's result left there
+          int t = B.node(name + ".static");
+          B.copy(t, staticObj(r.s.substr(5)));
+          cargs.push_back(t);
         } else {
           cargs.push_back(ref(r));
         }
       }
-      indirectCall(fp, cargs, -1, -1, name + ".callback");
+      int ret = -1;
+      if (eff.size() > 3) {  // the callback's result is kept in the object named eff[3]
+        ret = B.node(name + ".callback.ret");
+        B.copy(staticObj(eff[3].s), ret);
+      }
+      indirectCall(fp, cargs, ret, -1, name + ".callback");
     } else if (kind == "throw") {
       int a = ref(eff[1]);
       if (a >= 0)
