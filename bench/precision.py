@@ -321,17 +321,17 @@ def main(argv=None) -> int:
         print(f"{p:12s} {row['status']:10s} {time.perf_counter() - t0:7.1f} s  " +
               "  ".join(f"{k}={row[k]}" for k in FIELDS[6:12] + FIELDS[17:20] if k in row), flush=True)
         rows.append(row)
-    _write(Path(args.out), rows, samples, by_object, args)
+    _write(Path(args.out), rows, samples, args, by_object)
     return 0
 
 
-def _write(out: Path, rows, samples, by_object, args) -> None:
+def _write(out: Path, rows, samples, args, by_object=None) -> None:
     lost_path = out.parent / f"{out.name}-lost.json"  # the samples of every run, by program and label
     kept = json.loads(lost_path.read_text()) if lost_path.is_file() else {}
     kept.update({f"{p}\t{args.label}": rows_ for p, rows_ in samples.items()})
     objects_path = out.parent / f"{out.name}-lost-objects.json"  # the lost objects, likewise
     kept_objects = json.loads(objects_path.read_text()) if objects_path.is_file() else {}
-    kept_objects.update({f"{p}\t{args.label}": rows_ for p, rows_ in by_object.items()})
+    kept_objects.update({f"{p}\t{args.label}": rows_ for p, rows_ in (by_object or {}).items()})
     objects_path.write_text(json.dumps(kept_objects, indent=1, sort_keys=True) + "\n")
     lost_path.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
     csv_path = out.with_suffix(".csv")
