@@ -19,7 +19,10 @@ For every corpus program (``.corpus/P/P.bc``; default: every one there) it extra
   whose set lost an object (objects matched by name), and a sample of them with the lost objects;
   ``lost_other_pointers`` / ``lost_other_objects`` count only the lost objects that were not in the
   baseline's ``<ptrtoint>`` set (objects whose address the program never turned into an integer,
-  so that no rule about integers explains their loss); the sample lists those first.
+  so that no rule about integers explains their loss); the sample lists those first;
+  ``lost_distinct_objects``: how many objects some named pointer lost, every one listed (the most lost
+  first, with what the object is now: its kind and slots) in ``OUT-lost-objects.json``, the first 40
+  and a count by kind and slots in ``OUT.md``.
 
 Each program runs in a child process with ``--timeout-s`` (the large ones solve for minutes on a
 2-core machine, or exhaust its memory); a program that runs out of time is reported as such.
@@ -28,9 +31,10 @@ child's ``sys.path``), so ``--code /path/to/main --save-baseline B`` records the
 sets, and a later run of this checkout with ``--baseline B`` compares against them.
 
 Results: ``OUT.csv`` (one row per program and label; rows of other programs and labels already there
-are kept), ``OUT-lost.json`` (the samples of lost objects, likewise) and ``OUT.md`` (all rows, then
-the samples, then whatever follows the line ``KEPT`` in the old file: sections written by hand),
-with machine, date and commit.
+are kept), ``OUT-lost.json`` (the samples of pointers that lost objects, likewise),
+``OUT-lost-objects.json`` (the objects lost, likewise) and ``OUT.md`` (all rows, then the lost
+objects, then the samples, then whatever follows the line ``KEPT`` in the old file: sections
+written by hand), with machine, date and commit.
 """
 
 from __future__ import annotations
@@ -43,13 +47,14 @@ import re
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 FIELDS = ("program", "label", "commit", "status", "instructions", "nodes", "named_pointers", "avg_set_objects",
           "final_facts", "empty_named", "lost_pointers", "lost_objects", "extract_s", "solve_s", "date", "machine",
-          "empty_by_definition", "lost_other_pointers", "lost_other_objects")
+          "empty_by_definition", "lost_other_pointers", "lost_other_objects", "lost_distinct_objects")
 
 # OUT.md keeps everything from this line on (sections written by hand) when it is written again
 KEPT = "<!-- written by hand: kept by bench/precision.py -->"
@@ -130,6 +135,11 @@ def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: boo
                             obj_names=np.array([names[o] for o in objs]), set_indptr=indptr, set_indices=indices)
     if baseline is not None and baseline.is_file():
         row.update(_compare(np.load(baseline), names, ptrs, sets_of, obj_sets))
+        ids = {x: i for i, x in enumerate(names)}
+        kind_name = {1: "object", 3: "function"}
+        for entry in row["lost_by_object"]:  # what the lost object is now: kind and slots
+            i = ids.get(entry[0])
+            entry += [kind_name.get(int(kinds[i]), "?"), int(cs.obj_size[i])] if i is not None else ["gone", 0]
     if explain:
         empty = ptrs[sizes == 0].tolist()
         row["empty_by_definition"] = "; ".join(f"{k} {v}" for k, v in explain_empty(bc, names, empty).items())
@@ -199,6 +209,7 @@ def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
     old_ptr = {str(x): int(s) for x, s in zip(old["ptr_names"].tolist(), old["ptr_set"].tolist())}
     mapped = {}
     lost_by_pair = {}
+    by_object = Counter()  # old object id -> named pointers that lost it
     lost_ptrs, lost_total, other_ptrs, other_total, rows, later = 0, 0, 0, 0, [], []
     objs = old["obj_names"]
     for i, s in zip(ptrs.tolist(), sets_of.tolist()):
@@ -213,6 +224,7 @@ def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
             before = old_sets[1][old_sets[0][o]:old_sets[0][o + 1]].tolist()
             lost = lost_by_pair[key] = [x for x in before if x not in mapped[s]]
         if lost:
+            by_object.update(lost)
             lost_ptrs += 1
             lost_total += len(lost)
             other = [x for x in lost if x not in escaped]
@@ -226,7 +238,9 @@ def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
                              "after": len(obj_sets[s]), "lost_other": len(other),
                              "objects": ", ".join(str(objs[x]) for x in shown[:4])})
     return {"lost_pointers": lost_ptrs, "lost_objects": lost_total, "lost_other_pointers": other_ptrs,
-            "lost_other_objects": other_total, "lost_sample": (rows + later)[:sample]}
+            "lost_other_objects": other_total, "lost_distinct_objects": len(by_object),
+            "lost_sample": (rows + later)[:sample],
+            "lost_by_object": [[str(objs[x]), k] for x, k in by_object.most_common()]}
 
 
 def _child(args) -> int:
@@ -279,7 +293,7 @@ def main(argv=None) -> int:
     from bench._env import host
     import datetime
     machine, code_commit = host(), _code_commit(args.code)
-    rows, samples = [], {}
+    rows, samples, by_object = [], {}, {}
     for p in programs:
         out = Path(args.out).parent / f".precision-{p}.json"
         cmd = [sys.executable, str(Path(__file__).resolve()), p, "--child-out", str(out), "--corpus", str(corpus)]
@@ -296,6 +310,7 @@ def main(argv=None) -> int:
             if r.returncode == 0:
                 got = json.loads(out.read_text())
                 samples[p] = got.pop("lost_sample", [])
+                by_object[p] = got.pop("lost_by_object", [])
                 row.update(got, status="ok")
             else:
                 row["status"] = f"failed ({r.returncode}): " + (r.stderr.strip().splitlines() or [""])[-1][:120]
@@ -304,16 +319,20 @@ def main(argv=None) -> int:
         finally:
             out.unlink(missing_ok=True)
         print(f"{p:12s} {row['status']:10s} {time.perf_counter() - t0:7.1f} s  " +
-              "  ".join(f"{k}={row[k]}" for k in FIELDS[6:12] + FIELDS[17:19] if k in row), flush=True)
+              "  ".join(f"{k}={row[k]}" for k in FIELDS[6:12] + FIELDS[17:20] if k in row), flush=True)
         rows.append(row)
-    _write(Path(args.out), rows, samples, args)
+    _write(Path(args.out), rows, samples, args, by_object)
     return 0
 
 
-def _write(out: Path, rows, samples, args) -> None:
+def _write(out: Path, rows, samples, args, by_object=None) -> None:
     lost_path = out.parent / f"{out.name}-lost.json"  # the samples of every run, by program and label
     kept = json.loads(lost_path.read_text()) if lost_path.is_file() else {}
     kept.update({f"{p}\t{args.label}": rows_ for p, rows_ in samples.items()})
+    objects_path = out.parent / f"{out.name}-lost-objects.json"  # the lost objects, likewise
+    kept_objects = json.loads(objects_path.read_text()) if objects_path.is_file() else {}
+    kept_objects.update({f"{p}\t{args.label}": rows_ for p, rows_ in (by_object or {}).items()})
+    objects_path.write_text(json.dumps(kept_objects, indent=1, sort_keys=True) + "\n")
     lost_path.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
     csv_path = out.with_suffix(".csv")
     keep = []
@@ -333,8 +352,9 @@ def _write(out: Path, rows, samples, args) -> None:
              "node; `lost_pointers`: named pointers whose set lost an object against the baseline (the `before` run's "
              "sets). Machine and date per row in the CSV. `NOTES.precision.md` beside this file reads the table.", "",
              "| program | label | commit | status | named_pointers | avg_set_objects | final_facts | empty_named | "
-             "lost_pointers | lost_objects | extract_s | solve_s | lost_other_pointers | lost_other_objects |",
-             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             "lost_pointers | lost_objects | extract_s | solve_s | lost_other_pointers | lost_other_objects | "
+             "lost_distinct_objects |",
+             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     order = {}
     for r in allrows:
         order.setdefault(r["program"], len(order))
@@ -348,13 +368,23 @@ def _write(out: Path, rows, samples, args) -> None:
             except (TypeError, ValueError):
                 return str(v)
         lines.append("| " + " | ".join([r["program"], r["label"], r["commit"], r["status"]] +
-                                      [fmt(k) for k in FIELDS[6:14] + FIELDS[17:19]]) + " |")
+                                      [fmt(k) for k in FIELDS[6:14] + FIELDS[17:20]]) + " |")
     explained = [r for r in allrows if r.get("empty_by_definition")]
     if explained:
         lines += ["", "## Empty named pointers by what defines them (`--explain-empty`)", "",
                   "| program | label | empty_named | by definition |", "| --- | --- | ---: | --- |"]
         lines += [f"| {r['program']} | {r['label']} | {r['empty_named']} | {r['empty_by_definition']} |"
                   for r in explained]
+    for key, rows_ in sorted(kept_objects.items()):
+        if not rows_:
+            continue
+        p, label = key.split("\t")
+        kinds_now = Counter((x[2], x[3]) for x in rows_ if len(x) > 3)
+        lines += ["", f"## {p}: objects lost by some named pointer ({label} against the baseline; first 40 of "
+                  f"{len(rows_)}: " + ", ".join(f"{n} {k} of {s} slots" for (k, s), n in sorted(kinds_now.items())) + ")",
+                  "", "| object | pointers that lost it | now | slots now |", "| --- | ---: | --- | ---: |"]
+        lines += [f"| `{x[0]}` | {x[1]} | {x[2] if len(x) > 2 else ''} | {x[3] if len(x) > 3 else ''} |"
+                  for x in rows_[:40]]
     for key, rows_ in sorted(kept.items()):
         if not rows_:
             continue

@@ -179,6 +179,11 @@ define i32 @main() {
   %small = call ptr @malloc(i64 16)
   %big = call ptr @malloc(i64 64)
   %any = call ptr @malloc(i64 %n)
+  store ptr %small, ptr @table          ; each leaves main: its use does not bound its slots
+  %t1 = getelementptr inbounds %struct.Big, ptr @table, i32 0, i32 1
+  store ptr %big, ptr %t1
+  %t2 = getelementptr inbounds %struct.Big, ptr @table, i32 0, i32 2
+  store ptr %any, ptr %t2
   ret i32 0
 }
 """

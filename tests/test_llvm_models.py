@@ -579,3 +579,46 @@ def test_unmodelled_functions_that_move_pointers_are_reported(tmp_path):
     sol.names = cs.names
     assert set(sol.points_to_names("cb:%x")) == {"*@g", "@cb"}  # all it was given
     assert set(sol.points_to_names("main:%p")) == {"*mystery_ptr()", "*@g"}
+
+
+HEAP_LAYOUT_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <dirent.h>
+#include <dlfcn.h>
+struct S { int *a; int *b; };
+struct Big { int *p[1]; int *q0, *q1, *q2, *q3, *q4, *q5, *q6, *q7, *q8, *q9; } big;
+int x;
+struct S *kept;
+int main(int argc, char **argv) {
+  struct S *typed = malloc(argc * sizeof *typed);            /* used as struct S only */
+  typed->b = &x;
+  struct S *moved = malloc(argc * sizeof *moved);            /* a pointer moved back into it */
+  moved->b = &x;
+  int **before = (int **)((char *)&moved->b - sizeof(int *));
+  *before = &x;
+  kept = malloc(argc * sizeof *kept);                        /* escapes: the default layout */
+  FILE *f = fopen(argv[0], "r");
+  DIR *d = opendir(".");
+  void *h = dlopen(0, RTLD_NOW);
+  return typed->a == 0 && f && d && h;
+}
+"""
+
+
+def test_heap_objects_take_the_layout_of_their_use(tmp_path):
+    """An allocation whose pointers never leave its function has the slots its uses reach (two:
+    struct S); one moved back by a byte offset is one field-insensitive node; one that escapes
+    keeps the largest struct's slots; a FILE has its record's, a DIR and dlopen's handle one; a
+    function's parameter slots take no offset."""
+    src = tmp_path / "heap.c"
+    src.write_text(HEAP_LAYOUT_C)
+    cs, _ = extract_with_stats([src])
+    size = {name: int(cs.obj_size[cs.node_id(name)]) for name in
+            ("*main:%call", "*main:%call3", "*main:%call8", "*main:%call9", "*main:%call10", "*main:%call11")}
+    assert size == {"*main:%call": 2, "*main:%call3": 1, "*main:%call8": 11, "*main:%call9": 29,
+                    "*main:%call10": 1, "*main:%call11": 1}
+    # a function's slots are not memory: an offset applies from @main only
+    main = cs.node_id("@main")
+    assert [int(x) for x in cs.obj_size[main:main + 4]] == [4, 1, 1, 1]
+    assert [cs.names[main + k] for k in range(4)] == ["@main", "@main#ret", "@main#arg0", "@main#arg1"]

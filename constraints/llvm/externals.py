@@ -12,7 +12,9 @@ objects holds (a field past the first: sigevent's notify function) and
 ========================  ==========================================================
 effect                    meaning
 ========================  ==========================================================
-``("alloc",)``            the result points to a fresh heap object of this call site
+``("alloc",)``            the result points to a fresh heap object of this call site (with
+                          the slots of its C record where the library fixes its type:
+                          :data:`STATIC_RECORDS`: fopen's FILE)
 ``("alloc_out", a)``      ``*arg[a]`` receives a fresh heap object (posix_memalign);
                           ``("alloc_out", a, "linked")``: one whose every slot may point
                           anywhere inside it (getaddrinfo's list of nodes)
@@ -131,6 +133,11 @@ STATIC_RECORDS = {
     "readdir": "dirent", "readdir64": "dirent64",
     # and the records external globals point to (ModuleExtractor.library_global)
     "stdin": "_IO_FILE", "stdout": "_IO_FILE", "stderr": "_IO_FILE",
+    # and the heap records of ("alloc",) models whose type the library fixes: a FILE, glibc's opaque
+    # DIR (a type the program never names: one slot) and dlopen's handle (one pointer)
+    "fopen": "_IO_FILE", "fdopen": "_IO_FILE", "freopen": "_IO_FILE", "tmpfile": "_IO_FILE", "popen": "_IO_FILE",
+    "fmemopen": "_IO_FILE", "open_memstream": "_IO_FILE", "opendir": "__dirstream", "fdopendir": "__dirstream",
+    "dlopen": None,
 }
 # slots of glibc's records (x86-64), as the extractor's types flatten them
 RECORD_SLOTS = {"tm": 11, "passwd": 7, "group": 4, "hostent": 5, "servent": 4, "protoent": 3, "mntent": 6,

@@ -9,9 +9,16 @@
 //   unknown, get as many slots as the largest struct of the program, or, when
 //   the allocation size is a constant, as many as any of the program's types
 //   places in that many bytes (window(): 16 bytes hold at most two pointers,
-//   not 16 slots); a field past them lies outside the block;
+//   not 16 slots); a field past them lies outside the block. Fewer where the
+//   type is fixed or the use shows it: a FILE, DIR or dlopen handle takes its
+//   C record's slots (recordSlots), and an allocation whose pointers never
+//   leave its function takes the slots its uses reach, or collapses to one
+//   field-insensitive node where a pointer into it moves by an offset the
+//   rules cannot place (useLayout);
 // * a function @f is an object whose slots are @f itself, its return slot
-//   @f#ret, one slot per parameter @f#argK and, when variadic, @f#va; a direct
+//   @f#ret, one slot per parameter @f#argK and, when variadic, @f#va (no
+//   memory: an offset applies from @f, never from a slot, so the smear of a
+//   pointer that may hold @f adds @f#ret alone); a direct
 //   call copies actuals into the parameter slots (copied on to the formals)
 //   and the return slot back; an indirect call through fp is a gep to the slot
 //   then a store (arguments) or load (result), resolved while solving;
@@ -745,10 +752,26 @@ private:
   int window(long nbytes);
   int namedWindow(long nbytes);
   std::pair<int, int> objectLayout(Type *ty, long count);
-  int heapObject(const std::string &name, std::optional<long> nbytes, int l) {
+  // A heap object: window(nbytes) slots (maxSlots when the size is unknown), fewer where its
+  // use says so (heapUse: the slots its uses need, one when it is collapsed)
+  int heapObject(const std::string &name, std::optional<long> nbytes, int l, const Value *site = nullptr) {
     int n = !nbytes ? maxSlots : std::max(1, std::min(maxSlots, window(*nbytes)));
+    auto used = site ? heapUse.find(site) : heapUse.end();
+    if (used != heapUse.end())
+      n = std::max(1, std::min(n, used->second.slots));
     return B.obj(name, n, OBJECT, l);
   }
+  // ---- heap objects typed by their use (useLayout)
+  struct HeapUse {
+    int slots;            // every slot a constraint on a pointer into the object can land on is below
+    Type *type;           // the one struct type it is used as from its start (nullptr: none or several)
+    bool collapsed;       // one field-insensitive node; the geps of its pointers are copies
+  };
+  DenseMap<const Value *, HeapUse> heapUse;   // allocation call -> its layout (absent: not known)
+  DenseSet<const Value *> collapsedPtrs;      // the pointers into collapsed objects (all they point to)
+  void typeHeapSites(const Function &f);
+  std::optional<HeapUse> useLayout(const CallBase &site, std::vector<const Value *> &closure);
+  std::string aliasCheckName(const std::string &callee) const;
   int selfLinked(const std::string &name, int l, std::optional<int> slots) {
     int o = slots ? B.obj(name, *slots, OBJECT, l) : heapObject(name, std::nullopt, l);
     int t = B.node(name + ".self");
@@ -1651,6 +1674,8 @@ void Extractor::declare() {
     if (fi.vararg)
       names.push_back("@" + fi.name + "#va");
     fi.obj = B.obj(names[0], (int)names.size(), FUNCTION, fi.loc, &names);
+    for (size_t j = 1; j < names.size(); ++j)  // reached from @f only: no offset applies from a slot
+      B.size[fi.obj + j] = 1;
     ++(fi.defined ? definedCount : declaredCount);
   }
 }
@@ -1822,6 +1847,7 @@ void Extractor::runFunction(FuncInfo &fi) {
   intMemo.clear();
   pending.clear();
   lastHandled = nullptr;
+  typeHeapSites(*fi.f);
   slots.clear();  // numbered as SlotTracker::processFunction numbers them
   int next = 0;
   for (Argument &a : fi.f->args())
@@ -2115,6 +2141,160 @@ void Extractor::iStore(const StoreInst &I) {
 }
 
 // A getelementptr
+// Heap objects typed by their use. SVF's ObjTypeInference infers the type of an allocation from
+// the geps, loads and stores applied to its result; here that is kept sound by following every
+// use. The pointers derived from an allocation call's result in its function (through casts,
+// phi, select, freeze and geps) are its closure; when none of them leaves the closure (is stored
+// as a value, passed to a call other than free or an alias assertion, returned, turned into an
+// integer, or used in any other way), every constraint that reaches the object comes from the
+// closure, and the object needs only the slots those constraints land on.
+//
+// Each closure pointer is at one slot, or at "a slot at or after s" (after a smear: a positive or
+// variable byte offset, a variable struct index), which is what the rule's smear models whatever
+// the object's slot count. A pointer the rules cannot place that way (a negative byte offset, a
+// variable one from inside the object, a pointer at two slots at once) would lose targets, so it
+// collapses the object instead (Pearce, Kelly and Hankin's field-insensitive objects, SVF's
+// collapse on variant geps): one node, every gep of a closure pointer a copy, which needs every
+// closure pointer to point to this object alone (phi and select take nothing but closure
+// pointers and null) and every access to be of one slot. Anything else: not known (the default
+// layout). The one struct type of the geps on the result itself, if there is one, places
+// constant byte offsets from it (iGep), as an alloca's type does.
+std::optional<Extractor::HeapUse> Extractor::useLayout(const CallBase &site, std::vector<const Value *> &closure) {
+  constexpr size_t LIMIT = 4096;  // closure pointers followed at most
+  struct At {
+    long slot;
+    bool after;  // "some slot at or after slot"
+  };
+  Type *type = nullptr;  // the struct type of the geps on the result (nullptr: none, or several)
+  bool several = false;
+  for (const User *u : site.users())
+    if (auto *g = dyn_cast<GetElementPtrInst>(u))
+      if (g->getPointerOperand() == &site && Types::isStruct(g->getSourceElementType())) {
+        several |= type != nullptr && type != g->getSourceElementType();
+        type = g->getSourceElementType();
+      }
+  if (several)
+    type = nullptr;
+  DenseMap<const Value *, At> at;
+  SmallVector<const Value *, 16> work;
+  long need = 1;
+  bool unplaced = false, wide = false;
+  auto reach = [&](const Value *v, At a) {
+    auto [it, fresh] = at.try_emplace(v, a);
+    if (fresh) {
+      work.push_back(v);
+      closure.push_back(v);
+      if (!a.after)
+        need = std::max(need, a.slot + 1);
+    } else if (it->second.slot != a.slot || it->second.after != a.after) {
+      unplaced = true;
+    }
+  };
+  reach(&site, {0, false});
+  while (!work.empty()) {
+    if (closure.size() > LIMIT)
+      return std::nullopt;
+    const Value *v = work.pop_back_val();
+    At a = at.lookup(v);
+    for (const Use &use : v->uses()) {
+      const User *u = use.getUser();
+      auto access = [&](Type *t) {
+        int n = T.nSlots(t);
+        wide |= n > 1;
+        if (!a.after)
+          need = std::max(need, a.slot + n);
+      };
+      if (auto *li = dyn_cast<LoadInst>(u)) {
+        access(li->getType());
+      } else if (auto *st = dyn_cast<StoreInst>(u)) {
+        if (use.getOperandNo() != StoreInst::getPointerOperandIndex())
+          return std::nullopt;  // the pointer itself is stored: it leaves the closure
+        access(st->getValueOperand()->getType());
+      } else if (isa<CastInst>(u) || isa<FreezeInst>(u) || isa<PHINode>(u)) {
+        if (isa<PtrToIntInst>(u) || !u->getType()->isPointerTy())
+          return std::nullopt;
+        reach(u, a);
+      } else if (auto *sel = dyn_cast<SelectInst>(u)) {
+        if (use.getOperandNo() == 0)
+          return std::nullopt;
+        reach(u, a);
+      } else if (isa<ICmpInst>(u)) {
+        continue;
+      } else if (auto *g = dyn_cast<GetElementPtrInst>(u)) {
+        if (use.getOperandNo() != 0 || !g->getType()->isPointerTy())
+          return std::nullopt;
+        Type *st = g->getSourceElementType();
+        SmallVector<IntKey, 4> idx;
+        for (const Use &x : g->indices())
+          idx.push_back(intKey(x.get()));
+        auto [off, sm] = gepPlan(st, idx);
+        if (sm && st->isIntegerTy(8)) {  // a byte offset
+          bool constant = idx.size() == 1 && idx[0].isConst;
+          if (v == &site && type != nullptr && constant && byteSlot(type, idx[0]) >= 0)
+            reach(u, {byteSlot(type, idx[0]), false});  // placed by the type, as iGep does
+          else if (constant ? !idx[0].big && idx[0].k >= 0 : a.slot == 0)
+            reach(u, {a.slot, true});  // forward of the pointer (or anywhere from the start)
+          else
+            unplaced = true, reach(u, {a.slot, true});
+        } else {
+          reach(u, {a.slot + off, a.after || sm});
+        }
+      } else if (auto *call = dyn_cast<CallBase>(u)) {
+        const Value *callee = unwrapped(call->getCalledOperand());
+        if (!call->isArgOperand(&use) || !isa<Function>(callee))
+          return std::nullopt;
+        const Function *f = cast<Function>(callee);
+        std::string name = f->hasName() ? f->getName().str() : "";
+        bool inert = name == "free" || f->getIntrinsicID() == Intrinsic::lifetime_start ||
+                     f->getIntrinsicID() == Intrinsic::lifetime_end || !aliasCheckName(name).empty();
+        if (!inert || !f->isDeclaration())
+          return std::nullopt;
+      } else {
+        return std::nullopt;  // returned, or used in a way not followed
+      }
+    }
+  }
+  if (!unplaced)
+    return HeapUse{(int)std::min<long>(need, INT32_MAX), type, false};
+  if (wide)
+    return std::nullopt;
+  for (const Value *v : closure) {  // collapsing needs pointers to this object alone
+    auto inClosure = [&](const Value *x) { return at.count(x) || isa<ConstantPointerNull>(x) || isa<UndefValue>(x); };
+    if (auto *phi = dyn_cast<PHINode>(v)) {
+      if (!all_of(phi->incoming_values(), [&](const Use &x) { return inClosure(x.get()); }))
+        return std::nullopt;
+    } else if (auto *sel = dyn_cast<SelectInst>(v)) {
+      if (!inClosure(sel->getTrueValue()) || !inClosure(sel->getFalseValue()))
+        return std::nullopt;
+    }
+  }
+  return HeapUse{1, nullptr, true};
+}
+
+// heapUse for the allocation calls of f (calls of an external whose model is ("alloc",))
+void Extractor::typeHeapSites(const Function &f) {
+  for (const BasicBlock &bb : f)
+    for (const Instruction &I : bb) {
+      auto *call = dyn_cast<CallBase>(&I);
+      if (call == nullptr || !I.getType()->isPointerTy())
+        continue;
+      auto *callee = dyn_cast<Function>(unwrapped(call->getCalledOperand()));
+      if (callee == nullptr || !callee->isDeclaration())
+        continue;
+      const std::vector<Effect> *model = models.modelFor(globalName(callee));
+      // a model that only allocates: one that also writes the object (realloc's copy) or
+      // returns something else (realpath's buffer) makes constraints the closure does not show
+      if (model == nullptr || model->size() != 1 || (*model)[0].size() != 1 || (*model)[0][0].s != "alloc")
+        continue;
+      std::vector<const Value *> closure;
+      if (auto used = useLayout(*call, closure)) {
+        heapUse[call] = *used;
+        if (used->collapsed)
+          collapsedPtrs.insert(closure.begin(), closure.end());
+      }
+    }
+}
+
 void Extractor::iGep(const GetElementPtrInst &I) {
   Type *st = I.getSourceElementType();
   const Value *baseV = I.getPointerOperand();
@@ -2133,6 +2313,12 @@ void Extractor::iGep(const GetElementPtrInst &I) {
       plain = false;
   }
   auto gepName = [&] { return fn->name + ":%" + localName(&I); };
+  if (collapsedPtrs.contains(baseV)) {  // into one field-insensitive node: every offset lands on it
+    int base = nodeOf(baseV);
+    if (base >= 0)
+      B.copy(local(&I), base);
+    return;
+  }
   if (plain) {
     auto [off, sm] = gepPlan(st, idx);
     int base = nodeOf(baseV);
@@ -2141,6 +2327,8 @@ void Extractor::iGep(const GetElementPtrInst &I) {
       Type *known = nullptr;
       if (isLocal(baseV))
         known = allocaType.lookup(baseV);
+      if (auto used = heapUse.find(baseV); known == nullptr && used != heapUse.end())
+        known = used->second.type;
       else if (auto *gv = dyn_cast<GlobalVariable>(baseV))
         known = gv->getValueType();
       if (known != nullptr && idx.size() == 1 && idx[0].isConst) {
@@ -2209,13 +2397,14 @@ void Extractor::iCall(const CallBase &I) {
   external(name, args, I, result);
 }
 
-// An external callee: alias assertions, then the callee's model
-void Extractor::external(const std::string &callee, const std::vector<int> &args, const CallBase &I, int result) {
+// The alias assertion a callee is (MAYALIAS, or C++'s _Z8MAYALIASPvS_), "" when none
+std::string Extractor::aliasCheckName(const std::string &callee) const {
   auto isCheck = [&](const std::string &s) {
     return std::find(models.aliasChecks.begin(), models.aliasChecks.end(), s) != models.aliasChecks.end();
   };
-  std::string check = isCheck(callee) ? callee : "";
-  if (check.empty() && StringRef(callee).starts_with("_Z")) {  // _Z8MAYALIASPvS_
+  if (isCheck(callee))
+    return callee;
+  if (StringRef(callee).starts_with("_Z")) {
     size_t e = 2;
     while (e < callee.size() && isDigit(callee[e]))
       ++e;
@@ -2223,9 +2412,15 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
       size_t n = std::stoul(callee.substr(2, e - 2));
       std::string inner = callee.substr(e, n);
       if (isCheck(inner))
-        check = inner;
+        return inner;
     }
   }
+  return "";
+}
+
+// An external callee: alias assertions, then the callee's model
+void Extractor::external(const std::string &callee, const std::vector<int> &args, const CallBase &I, int result) {
+  std::string check = aliasCheckName(callee);
   if (!check.empty()) {
     std::vector<int> nodes;
     for (size_t k = 0; k < std::min<size_t>(2, args.size()); ++k)
@@ -2330,7 +2525,9 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
         if (known)
           nbytes = (long)total;
       }
-      int obj = heapObject("*" + name, nbytes, loc);
+      std::optional<int> record = recordSlots(callee);  // a FILE, a DIR: the library's type
+      int obj = record ? B.obj("*" + name, *record, OBJECT, loc)
+                       : heapObject("*" + name, nbytes, loc, inFunction ? cur : nullptr);
       B.addr(result, obj);
     } else if (kind == "alloc_out") {
       int dst = ref(eff[1]);
