@@ -75,8 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def error(message: str) -> None:
-    """Print one ``andersen-gpu: error: ...`` line on stderr."""
-    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    """Print one ``andersen-gpu: error: ...`` line on stderr (on a terminal, over a progress bar
+    still drawn there: an interrupt leaves the worker's bar open)."""
+    tqdm = sys.modules.get("tqdm")
+    bar_open = tqdm is not None and bool(getattr(getattr(tqdm, "tqdm", None), "_instances", None))
+    clear = "\r\033[K" if bar_open and sys.stderr.isatty() else ""
+    print(f"{clear}{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

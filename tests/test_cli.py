@@ -344,3 +344,30 @@ def test_ci_script_is_executable_bash() -> None:
     text = ci.read_text()
     assert "set -euo pipefail" in text and "nvcc -arch=sm_90" in text and '"$status" -eq 5' in text
     assert "python3 -m pytest -m slow" in text  # the tests the README's command leaves out
+
+
+def test_error_line_starts_clear_of_an_open_progress_bar(monkeypatch):
+    # an interrupt prints its line while the worker's bar is still drawn: on a terminal the line
+    # first returns to the start and clears it, so the bar's text does not run into it
+    import io
+
+    from tqdm import tqdm
+
+    from andersen_gpu import cli
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Tty()
+    monkeypatch.setattr(sys, "stderr", out)
+    cli.error("interrupted")
+    assert out.getvalue() == "andersen-gpu: error: interrupted\n"
+    bar = tqdm(total=10, file=io.StringIO())
+    try:
+        out.seek(0)
+        out.truncate()
+        cli.error("interrupted")
+        assert out.getvalue() == "\r\033[Kandersen-gpu: error: interrupted\n"
+    finally:
+        bar.close()
