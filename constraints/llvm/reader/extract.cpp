@@ -260,7 +260,7 @@ struct Builder {
       }
       names += '\0';
       kind.push_back(FIELD);
-      size.push_back(j < r ? r - j : j == 1 ? 1 : total - j);
+      size.push_back(j < r ? r - j : total - j);
       loc.push_back(l);
     }
     return base;
