@@ -499,12 +499,13 @@ def _remember_union(t, a, b, c):
         _memo_put(memo, meta, _UNION, min(b, c), max(b, c), c)
 
 
-@njit(cache=True)
-def union(t, a, b):
-    """Id of ``a ∪ b``; no reference taken."""
+@njit(cache=True, inline="always")
+def _known_union(t, a, b, nothing_new):
+    """``a ∪ b`` when it costs nothing (``a == b``, an empty side, ``nothing_new``: b adds
+    nothing to a, or cached), else -1; counts the request either way."""
     st = t.st
     st[S_UNION] += 1
-    if a == b or b == EMPTY:
+    if a == b or b == EMPTY or nothing_new:
         st[S_TRIVIAL] += 1
         return a
     if a == EMPTY:
@@ -513,6 +514,14 @@ def union(t, a, b):
     c = _memo_get(t.memo, t.meta, _UNION, min(a, b), max(a, b))
     if c >= 0:
         st[S_MEMO_HIT] += 1
+    return c
+
+
+@njit(cache=True)
+def union(t, a, b):
+    """Id of ``a ∪ b``; no reference taken."""
+    c = _known_union(t, a, b, False)
+    if c >= 0:
         return c
     meta = t.meta
     if meta[M_LEN, a] >= meta[M_LEN, b]:
@@ -526,17 +535,8 @@ def union(t, a, b):
 @njit(cache=True)
 def join(t, a, b, d):
     """Id of ``a ∪ b``, given ``b − d ⊆ a`` (so it is ``a ∪ d``: only ``d`` is merged; cached as ``a ∪ b``)."""
-    st = t.st
-    st[S_UNION] += 1
-    if a == b or b == EMPTY or d == EMPTY:
-        st[S_TRIVIAL] += 1
-        return a
-    if a == EMPTY:
-        st[S_TRIVIAL] += 1
-        return b
-    c = _memo_get(t.memo, t.meta, _UNION, min(a, b), max(a, b))
+    c = _known_union(t, a, b, d == EMPTY)
     if c >= 0:
-        st[S_MEMO_HIT] += 1
         return c
     c = _union_with(t, a, words(t, d), t.meta[M_LEN, d])
     _remember_union(t, a, b, c)
