@@ -462,6 +462,9 @@ def _check(model, name, i, sol):
                 bad.append(f"{kind}: nothing fresh in {sorted(got)}")
             elif eff[2:] == ("linked",) and fresh[0] not in sol.points_to_names(fresh[0]):
                 bad.append(f"{kind}: {fresh[0]} does not point into itself")
+        elif kind == "text_into":
+            if f"*{eff[2]}()" not in _content(sol, _expect(eff[1], i, sol, fps)):
+                bad.append(f"text_into: the argument's record misses *{eff[2]}()")
         elif kind == "smear_fields":
             if f"*@T{i}_{eff[1]}_0#1" not in _content(sol, {f"*@A{i}_{eff[1]}"}):
                 bad.append("smear_fields: pointer not advanced")

@@ -22,6 +22,9 @@ effect                    meaning
                           (obstack chunks, zlib's internal state); ``("alloc_into", a,
                           "linked")``: one whose every slot may point anywhere inside it
                           (glob's ``gl_pathv`` array with its strings)
+``("text_into", a, key)`` every slot of ``*arg[a]`` may point to the library's text object
+                          named ``key``, which holds no pointer (localtime_r's tm_zone: a
+                          zone name)
 ``("smear_fields", a)``   every pointer in ``*arg[a]`` may be advanced anywhere inside
                           what it points to (z_stream's next_in/next_out after deflate)
 ``("static",)``           the result points to one object per callee (getpwnam, localtime,
@@ -142,8 +145,9 @@ STATIC_RECORDS = {
 # slots of glibc's records (x86-64), as the extractor's types flatten them
 RECORD_SLOTS = {"tm": 11, "passwd": 7, "group": 4, "hostent": 5, "servent": 4, "protoent": 3, "mntent": 6,
                 "lconv": 24, "dirent": 5, "dirent64": 5, "_IO_FILE": 29}
-MODELS["localtime_r"] = (("ret_arg", 1),)
-MODELS["gmtime_r"] = (("ret_arg", 1),)
+# the caller's struct tm, with tm_zone pointing to one of the library's zone names
+MODELS["localtime_r"] = (("ret_arg", 1), ("text_into", 1, "tzname"))
+MODELS["gmtime_r"] = MODELS["localtime_r"]
 MODELS["ctime_r"] = (("ret_arg", 1),)
 MODELS["asctime_r"] = (("ret_arg", 1),)
 MODELS["gettext"] = (("static_text",), ("ret_arg", 0))
@@ -164,7 +168,9 @@ _add("strcpy strncpy strcat strncat __strcpy_chk __strncpy_chk __strcat_chk __st
      "__memset_chk fgets fgets_unlocked gets strlwr strupr strrev", RET0)
 _add("stpcpy stpncpy __stpcpy_chk", RET_INTO0)
 _add("strchr strrchr strstr strcasestr strpbrk memchr memrchr rawmemchr strchrnul index rindex "
-     "basename __xpg_basename dirname", RET_INTO0)
+     "basename", RET_INTO0)
+# dirname and POSIX basename: a pointer into the path, or a static "." (a null or slash-less path)
+_add("dirname __xpg_basename", (("ret_into", 0), ("static_text",)))
 MODELS["strsep"] = (("ret_into", "*0"),)
 _add("strtok", (("static",), ("ret_into", 0)))
 MODELS["strtok_r"] = (("ret_into", 0), ("store_into", 2, 0), ("ret_into", "*2"))
@@ -176,7 +182,11 @@ _add("llvm.ptrmask llvm.launder.invariant.group llvm.strip.invariant.group llvm.
      "llvm.expect.with.probability.ptr", RET0)
 
 # callbacks
-MODELS["pthread_create"] = (("call", 2, (3,)),)
+# what a thread's start routine returns, or gives pthread_exit, is what pthread_join gives back
+MODELS["pthread_create"] = (("call", 2, (3,), "pthread.result"),)
+MODELS["pthread_exit"] = (("keep", 0, "pthread.result"),)
+_add("pthread_join pthread_tryjoin_np pthread_timedjoin_np pthread_clockjoin_np",
+     (("store_kept", 1, "pthread.result"),))
 MODELS["qsort"] = (("call", 3, ("+0", "+0")),)
 MODELS["qsort_r"] = (("call", 3, ("+0", "+0", 4)),)
 MODELS["bsearch"] = (("call", 4, (0, "+1")), ("ret_into", 1))
@@ -202,6 +212,8 @@ MODELS["__sysv_signal"] = MODELS["signal"]
 # signal or sigaction: one kept object)
 MODELS["sigaction"] = (("copy", 2, 1), ("keep", "*1", "signal"), ("store_kept", 2, "signal"),
                        ("call", "*1", ("int", "static", "static")))
+# sigaltstack returns in *old_ss the stack installed before (ss_sp, slot 0): one kept object
+MODELS["sigaltstack"] = (("keep", "*0", "sigaltstack"), ("store_kept", 1, "sigaltstack"))
 MODELS["ftw"] = (("call", 1, ("static", "static")),)
 MODELS["nftw"] = (("call", 1, ("static", "static", "int", "static")),)
 
@@ -276,7 +288,7 @@ strftime tzset settimeofday getrusage getrlimit setrlimit getpriority setpriorit
 getpid getppid getuid geteuid getgid getegid setuid setgid seteuid setegid setreuid setregid getpgrp setpgid
 getpgid setsid getsid getgroups setgroups kill raise killpg wait waitpid wait3 wait4 fork vfork execv execve
 execvp execl execlp execle system sigemptyset sigfillset sigaddset sigdelset sigismember sigprocmask
-pthread_sigmask sigsuspend sigpending sigaltstack siginterrupt sigsetjmp setjmp _setjmp longjmp siglongjmp
+pthread_sigmask sigsuspend sigpending siginterrupt sigsetjmp setjmp _setjmp longjmp siglongjmp
 __sigsetjmp _longjmp
 toupper tolower isalpha isdigit isalnum isspace isupper islower isprint isgraph ispunct iscntrl isxdigit
 isascii isblank toascii towupper towlower iswalpha iswdigit iswspace iswalnum iswupper iswlower iswprint
@@ -284,7 +296,7 @@ sqrt sqrtf sqrtl pow powf powl exp expf expl exp2 log logf logl log10 log2 log1p
 tanf asin acos atan atan2 sinh cosh tanh floor floorf floorl ceil ceilf ceill fabs fabsf fabsl fmod fmodf fmodl
 round roundf lround llround trunc truncf rint nearbyint ldexp frexp modf hypot cbrt fmin fmax copysign
 isnan isinf finite __isnan __isinf __finite __fpclassify __signbit nan nanf
-pthread_join pthread_detach pthread_exit pthread_self pthread_equal pthread_mutex_init pthread_mutex_lock
+pthread_detach pthread_self pthread_equal pthread_mutex_init pthread_mutex_lock
 pthread_mutex_unlock pthread_mutex_trylock pthread_mutex_destroy pthread_cond_init pthread_cond_wait
 pthread_cond_timedwait pthread_cond_signal pthread_cond_broadcast pthread_cond_destroy pthread_attr_init
 pthread_attr_destroy pthread_attr_setstacksize pthread_attr_setdetachstate pthread_mutexattr_init

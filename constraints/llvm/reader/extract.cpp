@@ -2547,6 +2547,13 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
         B.addr(t, obj);
         B.store(B.smear(dst, name + ".fields"), t);
       }
+    } else if (kind == "text_into") {  // every slot of *arg[a] may point to the text object eff[2]
+      int dst = ref(eff[1]);
+      if (dst >= 0) {
+        int t = B.node(name + ".text");
+        B.addr(t, staticTextObj(eff[2].s));
+        B.store(B.smear(dst, name + ".fields"), t);
+      }
     } else if (kind == "smear_fields") {
       int a = ref(eff[1]);
       if (a >= 0) {

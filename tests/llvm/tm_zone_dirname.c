@@ -1,0 +1,28 @@
+/* Items: libc table: localtime_r and gmtime_r fill the caller's struct tm, whose tm_zone points
+   to the library's zone name (python's time module reads it); dirname and POSIX basename return
+   a static "." for a path without a slash, else a pointer into the path. */
+#define _GNU_SOURCE
+#include "alias.h"
+#include <libgen.h>
+#include <string.h>
+#include <time.h>
+int x;
+int main(int argc, char **argv) {
+  time_t t = 0;
+  struct tm a, b;
+  localtime_r(&t, &a);
+  gmtime_r(&t, &b);
+  MAYALIAS((void *)a.tm_zone, (void *)b.tm_zone);  /* both may be one of the library's names */
+  NOALIAS((void *)a.tm_zone, &x);
+  NOALIAS((void *)a.tm_zone, &a);
+  char path[32];
+  strcpy(path, argc > 1 ? argv[1] : "file");
+  char *dir = dirname(path);
+  MAYALIAS(dir, path);
+  NOALIAS(dir, &x);
+  char *dot = dirname((char *)0), *base = basename((char *)0);  /* libgen.h: POSIX's basename */
+  MAYALIAS(dot, dot);  /* the static ".": never nothing */
+  MAYALIAS(base, base);
+  NOALIAS(dot, &x);
+  return dir[0] == '.' && dot[0] == '.' && base[0] == '.' ? 0 : 1;
+}
