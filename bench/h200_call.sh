@@ -12,8 +12,8 @@
 # What runs, in this order (seconds from the start; the cpu work overlaps the GPU work):
 #   - the numba cache of the cpu backend is filled once (about 70 s, one core), then the cpu
 #     backend solves every corpus program, CPU_JOBS at once, each for at most CPU_TIMEOUT_S;
-#   - the GPU tests (tests/test_gpu_backend.py; the alias and CUDA programs' gpu assertions with
-#     .llvm-extracts), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with
+#   - the GPU tests (every test marked gpu, tests/test_rules.py's included; the alias and CUDA
+#     programs' gpu assertions with .llvm-extracts), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with
 #     .cuda-ptx), the paper inputs on the GPU (bench/gpu_paper_inputs.py time), the corpus on the
 #     GPU one program at a time, each for at most GPU_TIMEOUT_S.
 # A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
@@ -45,11 +45,10 @@ el "cpu backend: numba cache, then the corpus ($CPU_JOBS at once)"
 CPU=$!
 
 el "gpu tests"
-timeout 150 python3 -m pytest -p no:cacheprovider -q -m gpu tests/test_gpu_backend.py > "$RES/gpu/tests.txt" 2>&1
+# every test marked gpu: the backend's, the rules', the alias and CUDA programs' (with .llvm-extracts)
+ANDERSEN_LLVM_EXTRACTS=.llvm-extracts timeout 240 python3 -m pytest -p no:cacheprovider -q -m gpu tests \
+    > "$RES/gpu/tests.txt" 2>&1
 tail -2 "$RES/gpu/tests.txt"
-ANDERSEN_LLVM_EXTRACTS=.llvm-extracts timeout 90 python3 -m pytest -p no:cacheprovider -q -m gpu \
-    tests/test_llvm_aliases.py tests/test_cuda.py > "$RES/gpu/alias-tests.txt" 2>&1
-tail -2 "$RES/gpu/alias-tests.txt"
 el "CUDA kernels"
 timeout 90 python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
 tail -2 "$RES/cuda/log.txt"
