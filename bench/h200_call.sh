@@ -14,8 +14,9 @@
 #     backend solves every corpus program, CPU_JOBS at once, each for at most CPU_TIMEOUT_S;
 #   - the GPU tests (every test marked gpu, tests/test_rules.py's included; the alias and CUDA
 #     programs' gpu assertions with .llvm-extracts), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with
-#     .cuda-ptx), the paper inputs on the GPU (bench/gpu_paper_inputs.py time), the corpus on the
-#     GPU one program at a time, each for at most GPU_TIMEOUT_S.
+#     .cuda-ptx), the paper inputs on the GPU (bench/gpu_paper_inputs.py time), git's rounds as
+#     they happen for ROUNDS_S seconds (bench/gpu_rounds.py), the corpus on the GPU one program at
+#     a time, each for at most GPU_TIMEOUT_S.
 # A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
 # which is rewritten before each step (a call cut at its limit keeps what had finished). With the
 # defaults a call needs about 10 minutes when git and python3.11 run into GPU_TIMEOUT_S; pass
@@ -27,6 +28,7 @@ export PYTHONUNBUFFERED=1 ANDERSEN_COMMIT=${ANDERSEN_COMMIT:?set ANDERSEN_COMMIT
 CPU_JOBS=${CPU_JOBS:-11}
 CPU_TIMEOUT_S=${CPU_TIMEOUT_S:-300}
 GPU_TIMEOUT_S=${GPU_TIMEOUT_S:-150}
+ROUNDS_S=${ROUNDS_S:-45}
 OUT=${OUT:?the device tool sets OUT}
 RES="bench/results/h200-$ANDERSEN_COMMIT"
 mkdir -p "$RES"/{cpu,gpu,paper,cuda}
@@ -55,6 +57,10 @@ tail -2 "$RES/cuda/log.txt"
 el "paper inputs, gpu"
 timeout 90 python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
 tail -1 "$RES/paper/log.txt"
+el "git's rounds on the gpu, streamed (cut at ROUNDS_S)"
+timeout $((ROUNDS_S + 30)) python3 bench/gpu_rounds.py .corpus-dumps/git.npz --max-s "$ROUNDS_S" \
+    > "$RES/gpu/git-rounds.jsonl" 2> "$RES/gpu/git-rounds.err"
+tail -1 "$RES/gpu/git-rounds.jsonl"
 el "corpus, gpu"
 timeout $((11 * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu --repeat 1 --long-s 3 \
     --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/gpu" > "$RES/gpu/log.txt" 2>&1

@@ -7,6 +7,8 @@ fills, or when the next round may not fit in what is left (:meth:`.sets.SetStore
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 
 import cupy
@@ -24,6 +26,10 @@ from .pool import ElementPool
 from .rounds import Counts, Round
 from .sets import SetStore
 from .timing import Timer
+
+#: With ``trace``, every round's entry is also logged here (DEBUG, one JSON object a line) as it
+#: ends, so that a solve cut short (a timeout, a signal) still shows its rounds (bench/gpu_rounds.py).
+log = logging.getLogger("andersen_gpu.gpu.rounds")
 
 #: A compaction leaves room for this many rounds like the largest recent one.
 ROOM_ROUNDS = 4
@@ -160,6 +166,8 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
             entry.update(compactions=store.compactions - compactions_before,
                          ms=round((time.perf_counter() - t_round) * 1e3, 3))
             trace.append(entry)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug(json.dumps(dict(round=iterations, **entry)))
 
     # distinct final sets: the sets of the representatives, read through rep
     P_all = rnd.P[g.rep] if g.n else cupy.zeros(0, cupy.uint32)

@@ -1,0 +1,39 @@
+"""bench/gpu_rounds.py on the SIMT emulator: one line per round as the solve runs, the summary at
+the end, and a cut solve that still leaves its rounds (exit 3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the emulated kernels")]
+
+
+def _run(*args: str) -> tuple[int, list[dict]]:
+    env = dict(os.environ, ANDERSEN_GPU_EMULATOR="1", PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu_rounds.py"), *args], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def test_every_round_is_a_line_then_the_summary():
+    rc, lines = _run("examples/linked_list.acs")
+    assert rc == 0
+    assert lines[0] == {"input": "examples/linked_list.acs", "nodes": 37}
+    rounds, summary = lines[1:-1], lines[-1]
+    assert [r["round"] for r in rounds] == list(range(1, summary["rounds"] + 1))
+    assert summary["final_edges"] == 42 and rounds[-1]["next_changed"] == 0
+
+
+def test_a_cut_solve_exits_3_after_its_rounds_so_far():
+    rc, lines = _run("examples/linked_list.acs", "--max-s", "0.05")
+    assert rc == 3
+    assert "cut_at_s" in lines[-1] and all("solve_ms" not in r for r in lines)
