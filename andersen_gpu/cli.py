@@ -25,7 +25,8 @@ from constraints.errors import InputError
 PROG = "andersen-gpu"
 
 #: Subcommand modules under :mod:`andersen_gpu.commands`, in ``--help`` order.
-COMMAND_MODULES = ("solve", "query", "convert", "info", "extract", "check_aliases", "alias", "annotate", "bench")
+COMMAND_MODULES = ("solve", "query", "convert", "info", "extract", "check_aliases", "alias", "annotate", "bench",
+                   "warmup")
 
 
 class ExitCode(enum.IntEnum):

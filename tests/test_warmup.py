@@ -102,3 +102,35 @@ def test_a_first_run_says_what_it_compiles_and_times_it_apart(tmp_path: Path) ->
     assert m, res.stdout
     solve_ms, compile_ms = (float(g.replace(",", "")) for g in m.groups())
     assert solve_ms < 1000 < compile_ms
+
+
+def test_the_warmup_command_leaves_nothing_for_a_solve_to_compile(capsys: pytest.CaptureFixture) -> None:
+    from andersen_gpu.cli import main
+    from conftest import PAPER_INPUTS
+
+    assert main(["warmup"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out] == ["the cpu solver", "the gpu backend's host side", "numba's cache"]
+    assert all(re.search(r": (compiled|loaded from the cache) in \d+\.\d s$", line) for line in out[:2])
+    before = _compiled_signatures()
+    from andersen_gpu.backends import cpu
+    from andersen_gpu.preprocess.order import pointee_order
+
+    for cs in _inputs(PAPER_INPUTS):
+        cpu.solve(cs)
+        pointee_order(cs)
+    assert _compiled_signatures() == before
+
+
+@pytest.mark.slow
+def test_after_the_warmup_command_the_first_solve_does_not_compile(tmp_path: Path) -> None:
+    # what the README's install step promises: the compile happens in `warmup`, once per machine
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), PYTHONPATH=str(ROOT))
+    warm = subprocess.run([sys.executable, "-m", "andersen_gpu", "warmup", "--backend", "cpu"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    assert warm.returncode == 0, warm.stderr
+    assert re.match(r"the cpu solver: compiled in \d+\.\d s$", warm.stdout.splitlines()[0]), warm.stdout
+    res = subprocess.run([sys.executable, "-m", "andersen_gpu", "solve", str(EXAMPLE), "--backend", "cpu"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    assert res.returncode == 0, res.stderr
+    assert "compile" not in res.stderr and "one-time compile" not in res.stdout, (res.stdout, res.stderr)

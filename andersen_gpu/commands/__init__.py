@@ -37,6 +37,17 @@ INPUT_HELP = ("constraint set: .acs/.acs.gz, .npz, a paper dump's B_nodes.txt[.g
               "or LLVM input (.bc/.ll/.c/.cc/.cpp)")
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1 (``--threads``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
 def add_input_arguments(parser: argparse.ArgumentParser, what: str = INPUT_HELP) -> None:
     """``INPUT`` and ``--no-hcd``: the arguments of every command that reads a constraint set."""
     parser.add_argument("input", metavar="INPUT", help=what)

@@ -22,7 +22,7 @@ from ..solution import Solution
 from ..solve import solve
 from ..warmup import ANNOUNCE_AFTER_S
 from . import (BACKEND_CHOICES, add_backend_argument, add_input_arguments, add_progress_argument, check_outputs,
-               load_input, note, progress_while)
+               load_input, note, positive_int, progress_while)
 
 NAME = "solve"
 HELP = "solve a constraint set (and optionally verify the solution)"
@@ -40,20 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verify", metavar="BACKEND", choices=BACKEND_CHOICES,
                         help="solve again with BACKEND and compare; exit 1 on any difference")
     parser.add_argument("--stats", action="store_true", help="print solver statistics and counts")
-    parser.add_argument("--threads", type=_positive_int, default=1, metavar="N",
+    parser.add_argument("--threads", type=positive_int, default=1, metavar="N",
                         help="CPU threads for the cpu backend (default 1: its serial solver; N > 1: its "
                              "multi-core mode: same solution, so far slower); other backends ignore it")
     add_progress_argument(parser)
 
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
