@@ -145,9 +145,16 @@ STATIC_RECORDS = {
 # slots of glibc's records (x86-64), as the extractor's types flatten them
 RECORD_SLOTS = {"tm": 11, "passwd": 7, "group": 4, "hostent": 5, "servent": 4, "protoent": 3, "mntent": 6,
                 "lconv": 24, "dirent": 5, "dirent64": 5, "_IO_FILE": 29}
-# the caller's struct tm, with tm_zone pointing to one of the library's zone names
+# the library's zone names: one text object, "tzname", that tm_zone points to wherever the library
+# fills a struct tm (localtime's own, the caller's in localtime_r and mktime) and that the tzname
+# array holds (LIBRARY_GLOBAL_TEXT)
+MODELS["localtime"] = (("static",), ("text_into", "ret", "tzname"))
+MODELS["gmtime"] = MODELS["localtime"]
 MODELS["localtime_r"] = (("ret_arg", 1), ("text_into", 1, "tzname"))
 MODELS["gmtime_r"] = MODELS["localtime_r"]
+_add("mktime timegm timelocal", (("text_into", 0, "tzname"),))
+# library globals whose pointers point to a library text object of that key, not into a record of their own
+LIBRARY_GLOBAL_TEXT = {"tzname": "tzname", "__tzname": "tzname"}
 MODELS["ctime_r"] = (("ret_arg", 1),)
 MODELS["asctime_r"] = (("ret_arg", 1),)
 MODELS["gettext"] = (("static_text",), ("ret_arg", 0))
@@ -201,7 +208,7 @@ MODELS["at_quick_exit"] = (("call", 0, ()),)
 MODELS["__cxa_atexit"] = (("call", 0, (1,)),)
 MODELS["on_exit"] = (("call", 0, ("int", 1)),)
 MODELS["pthread_once"] = (("call", 1, ()),)
-MODELS["pthread_key_create"] = (("call", 1, ()),)
+MODELS["pthread_key_create"] = (("call", 1, ("kept:pthread_specific",)),)  # the destructor gets the value
 MODELS["pthread_atfork"] = (("call", 0, ()), ("call", 1, ()), ("call", 2, ()))
 MODELS["signal"] = (("call", 1, ("int",)), ("keep", 1, "signal"), ("ret_kept", "signal"))
 MODELS["sigset"] = MODELS["signal"]
@@ -283,7 +290,7 @@ bzero explicit_bzero __explicit_bzero_chk wcslen
 atoi atol atoll atof abs labs llabs div ldiv rand srand random srandom rand_r drand48 srand48 lrand48 mrand48
 erand48 nrand48 jrand48 seed48 lcong48
 exit _exit _Exit abort quick_exit assert __assert_fail __assert_perror_fail __stack_chk_fail
-time clock gettimeofday clock_gettime clock_getres nanosleep sleep usleep alarm times difftime mktime timegm
+time clock gettimeofday clock_gettime clock_getres nanosleep sleep usleep alarm times difftime
 strftime tzset settimeofday getrusage getrlimit setrlimit getpriority setpriority
 getpid getppid getuid geteuid getgid getegid setuid setgid seteuid setegid setreuid setregid getpgrp setpgid
 getpgid setsid getsid getgroups setgroups kill raise killpg wait waitpid wait3 wait4 fork vfork execv execve

@@ -74,8 +74,9 @@ def models_text() -> str:
     ``M name effects`` (effects ``;``-separated, items ``,``-separated: ``iK`` an
     integer, ``sTEXT`` a string, ``t...`` a ``|``-separated tuple), ``A name k,k``
     (:data:`~.externals.ALLOC_SIZE_ARGS`), ``R name tag`` (:data:`~.externals.STATIC_RECORDS`,
-    empty tag for None), ``S tag slots`` (:data:`~.externals.RECORD_SLOTS`) and ``C name``
-    (:data:`~.externals.ALIAS_CHECKS`); tab-separated.
+    empty tag for None), ``S tag slots`` (:data:`~.externals.RECORD_SLOTS`), ``T global key``
+    (:data:`~.externals.LIBRARY_GLOBAL_TEXT`) and ``C name`` (:data:`~.externals.ALIAS_CHECKS`);
+    tab-separated.
     """
     lines = []
     for name, model in externals.MODELS.items():
@@ -86,6 +87,8 @@ def models_text() -> str:
         lines.append(f"R\t{name}\t{tag or ''}")
     for tag, n in externals.RECORD_SLOTS.items():
         lines.append(f"S\t{tag}\t{n}")
+    for name, key in externals.LIBRARY_GLOBAL_TEXT.items():
+        lines.append(f"T\t{name}\t{key}")
     for name in externals.ALIAS_CHECKS:
         lines.append(f"C\t{name}")
     return "\n".join(lines) + "\n"

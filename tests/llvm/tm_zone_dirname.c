@@ -15,6 +15,16 @@ int main(int argc, char **argv) {
   MAYALIAS((void *)a.tm_zone, (void *)b.tm_zone);  /* both may be one of the library's names */
   NOALIAS((void *)a.tm_zone, &x);
   NOALIAS((void *)a.tm_zone, &a);
+  MAYALIAS((void *)a.tm_zone, tzname[0]);  /* glibc: the same pointer */
+  struct tm *l = localtime(&t);
+  MAYALIAS((void *)l->tm_zone, (void *)a.tm_zone);
+  struct tm m;
+  memset(&m, 0, sizeof m);
+  m.tm_year = 100;
+  m.tm_mday = 1;
+  mktime(&m);  /* normalises m and sets its zone */
+  MAYALIAS((void *)m.tm_zone, (void *)a.tm_zone);
+  NOALIAS((void *)m.tm_zone, &x);
   char path[32];
   strcpy(path, argc > 1 ? argv[1] : "file");
   char *dir = dirname(path);

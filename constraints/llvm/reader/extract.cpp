@@ -125,6 +125,7 @@ struct Models {
   std::unordered_map<std::string, std::optional<std::string>> staticRecords;
   std::unordered_map<std::string, int> recordSlots;
   std::vector<std::string> aliasChecks;
+  std::unordered_map<std::string, std::string> globalText;  // a library global -> its text object's key
 
   static Item parseItem(const std::string &t) {
     Item it;
@@ -174,6 +175,8 @@ struct Models {
           staticRecords[name] = std::nullopt;
       } else if (f[0] == "S") {
         recordSlots[name] = std::stoi(f[2].str());
+      } else if (f[0] == "T") {
+        globalText[name] = f[2].str();
       } else if (f[0] == "C") {
         aliasChecks.push_back(name);
       }
@@ -1773,7 +1776,9 @@ void Extractor::libraryGlobal(GlobalVariable &g) {
   if (ptrs.empty())
     return;
   std::string name = globalName(&g);
-  int o = selfLinked("*@" + name + ".lib", 0, recordSlots(name).value_or(1));
+  auto text = models.globalText.find(name);  // tzname: the library's zone names
+  int o = text != models.globalText.end() ? staticTextObj(text->second)
+                                          : selfLinked("*@" + name + ".lib", 0, recordSlots(name).value_or(1));
   for (int k : ptrs)
     B.addr(globalObj[&g] + k, o);
 }
