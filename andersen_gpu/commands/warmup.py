@@ -1,8 +1,9 @@
 """Compile, once per machine, the numba code the solvers run on the host, so that no later solve waits.
 
 numba compiles the cpu solver and the preprocessing every backend shares on first use (about a
-minute on a 2-core machine) and keeps them in its on-disk cache (``__pycache__`` beside the
-sources, or ``$NUMBA_CACHE_DIR``); a solve announces that step when it happens. Run this after
+minute on a 2-core machine) and keeps them in its on-disk cache (``$NUMBA_CACHE_DIR``, else
+``__pycache__`` beside the sources where that is writable, else numba's folder in the user's cache);
+a solve announces that step when it happens. Run this after
 installing to take it then: ``all`` compiles the cpu solver (preprocessing included) and the gpu
 backend's host side (the pointee order); ``--threads N`` (N > 1) the cpu solver's multi-core mode
 too. Already compiled: it loads the cache and says so, in a second or less.
@@ -11,7 +12,6 @@ too. Already compiled: it loads the cache and says so, in a second or less.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from . import positive_int
@@ -34,7 +34,6 @@ def run(args: argparse.Namespace) -> int:
     steps = [("cpu", 1), ("gpu", 1)] if args.backend == "all" else [(args.backend, 1)]
     if args.threads > 1 and args.backend in ("all", "cpu"):
         steps.append(("cpu", args.threads))
-    where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the package's sources"
     for backend, threads in steps:
         what = {"cpu": "the cpu solver", "gpu": "the gpu backend's host side"}[backend]
         what += f" ({threads} threads)" if threads > 1 else ""
@@ -42,5 +41,4 @@ def run(args: argparse.Namespace) -> int:
                                                                                file=sys.stderr, flush=True))
         verb = "compiled" if step.compiled else "loaded from the cache"
         print(f"{what}: {verb} in {step.ms / 1e3:.1f} s")
-    print(f"numba's cache: {where}")
     return ExitCode.OK
