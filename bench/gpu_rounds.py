@@ -8,10 +8,12 @@ Usage::
 dump ``.inputs/linux.npz`` as written by ``bench/gpu_paper_inputs.py``). The solve runs with
 ``trace=True``; the solver logs each round's entry (``andersen_gpu.backends.gpu.solver.log``: changed
 nodes, pair bounds, pool top and capacity, live sets, retries, compactions, wall ms) when the round
-ends, and this prints it at once. After ``--max-s`` seconds (default 120) the process prints a last
-line ``{"cut_at_s": S}`` and exits with status 3, so a solve that does not finish (git, python3.11)
-still tells how many rounds it ran and where the time went; a finished one ends with its summary
-(``solve_ms``, rounds, final facts, distinct sets, peak device bytes) and status 0.
+ends, and this prints it at once. ``--max-s`` seconds (default 120) after the first round ended (the
+set-up before it: loading, preprocessing, the graph, is not counted; the first line after the input's
+says how long it took) the process prints a last line ``{"cut_at_s": S, "rounds": R}`` and exits with
+status 3, so a solve that does not finish (git, python3.11) still tells how many rounds it ran and
+where the time went; a finished one ends with its summary (``solve_ms``, rounds, final facts,
+distinct sets, peak device bytes) and status 0. A bad input is one line on stderr and status 2.
 
 Needs a GPU and CuPy; ``ANDERSEN_GPU_EMULATOR=1`` runs it on the SIMT emulator (tests/emu: small
 inputs only, to check the script).
@@ -33,45 +35,75 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-class _Lines(logging.Handler):
-    """Prints each round's log record (already one JSON object) to stdout, flushed."""
+class _Rounds(logging.Handler):
+    """Prints each round's log record (one JSON object) on its own line, and cuts the solve
+    ``max_s`` seconds after the first round ended (checked at each round's end, and by a timer
+    for a round that does not end)."""
+
+    def __init__(self, max_s: float, start: float):
+        super().__init__()
+        self.max_s, self.start, self.first = max_s, start, None
+        self.rounds = 0
+        self.out = threading.Lock()   # one line at a time: the timer's cut and a round's line
+
+    def line(self, text: str) -> None:
+        with self.out:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+
+    def cut(self) -> None:
+        with self.out:
+            sys.stdout.write(json.dumps(dict(cut_at_s=round(time.perf_counter() - self.first, 1),
+                                             rounds=self.rounds)) + "\n")
+            sys.stdout.flush()
+            os._exit(3)
 
     def emit(self, record: logging.LogRecord) -> None:
-        print(record.getMessage(), flush=True)
+        now = time.perf_counter()
+        first = self.first is None
+        if first:
+            self.first = now
+            self.line(json.dumps(dict(set_up_s=round(now - self.start, 1))))
+        self.rounds += 1
+        self.line(record.getMessage())
+        if now - self.first >= self.max_s:
+            self.cut()
+        if first:
+            timer = threading.Timer(self.max_s - (time.perf_counter() - now), self.cut)
+            timer.daemon = True
+            timer.start()
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("input")
-    ap.add_argument("--max-s", type=float, default=120.0, help="cut the solve after this many seconds")
+    ap.add_argument("--max-s", type=float, default=120.0,
+                    help="cut the solve this many seconds after its first round (0: after the first round)")
     ap.add_argument("--timing", action="store_true", help="time every kernel (stats.kernel_ms at the end)")
     args = ap.parse_args(argv)
     if os.environ.get("ANDERSEN_GPU_EMULATOR") == "1":
         from tests.emu import install
         install()
     from constraints import io
+    from constraints.errors import InputError
     import andersen_gpu
     from andersen_gpu.backends.gpu import solver
 
-    cs = io.load(args.input)
-    print(json.dumps(dict(input=args.input, nodes=cs.n_nodes)), flush=True)
-    solver.log.addHandler(_Lines())
-    solver.log.setLevel(logging.DEBUG)
     start = time.perf_counter()
-
-    def cut() -> None:
-        print(json.dumps(dict(cut_at_s=round(time.perf_counter() - start, 1))), flush=True)
-        os._exit(3)
-
-    watchdog = threading.Timer(args.max_s, cut)
-    watchdog.daemon = True
-    watchdog.start()
+    try:
+        cs = io.load(args.input)
+    except (InputError, OSError) as exc:
+        print(f"gpu_rounds: {args.input}: {exc}", file=sys.stderr)
+        return 2
+    rounds = _Rounds(args.max_s, start)
+    rounds.line(json.dumps(dict(input=args.input, nodes=cs.n_nodes)))
+    solver.log.addHandler(rounds)
+    solver.log.setLevel(logging.DEBUG)
     sol = andersen_gpu.solve(cs, backend="gpu", trace=True, timing=args.timing)
-    watchdog.cancel()
     st = sol.stats
     notes = {k: v for k, v in st.notes.items() if k != "trace"}
-    print(json.dumps(dict(solve_ms=round(st.solve_ms, 1), rounds=st.iterations,
-                          peak_device_bytes=st.peak_device_bytes, kernel_ms=st.kernel_ms, **notes)), flush=True)
+    rounds.line(json.dumps(dict(solve_ms=round(st.solve_ms, 1), rounds=st.iterations,
+                                peak_device_bytes=st.peak_device_bytes, kernel_ms=st.kernel_ms, **notes)))
     return 0
 
 

@@ -27,13 +27,22 @@ def _run(*args: str) -> tuple[int, list[dict]]:
 def test_every_round_is_a_line_then_the_summary():
     rc, lines = _run("examples/linked_list.acs")
     assert rc == 0
-    assert lines[0] == {"input": "examples/linked_list.acs", "nodes": 37}
-    rounds, summary = lines[1:-1], lines[-1]
+    assert lines[0] == {"input": "examples/linked_list.acs", "nodes": 37} and "set_up_s" in lines[1]
+    rounds, summary = lines[2:-1], lines[-1]
     assert [r["round"] for r in rounds] == list(range(1, summary["rounds"] + 1))
     assert summary["final_edges"] == 42 and rounds[-1]["next_changed"] == 0
 
 
 def test_a_cut_solve_exits_3_after_its_rounds_so_far():
-    rc, lines = _run("examples/linked_list.acs", "--max-s", "0.05")
+    # --max-s 0: cut when the first round ends (the example takes 9)
+    rc, lines = _run("examples/linked_list.acs", "--max-s", "0")
     assert rc == 3
-    assert "cut_at_s" in lines[-1] and all("solve_ms" not in r for r in lines)
+    assert [r.get("round") for r in lines[2:-1]] == [1]
+    assert lines[-1] == {"cut_at_s": 0.0, "rounds": 1}
+
+
+def test_a_bad_input_is_one_line():
+    env = dict(os.environ, ANDERSEN_GPU_EMULATOR="1", PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu_rounds.py"), "no/such.acs"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1, p.stderr
