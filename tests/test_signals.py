@@ -37,10 +37,11 @@ def _env(tmp: Path) -> dict:
     return env
 
 
-def _signal_when(argv: list[str], sig: int, ready, tmp: Path, timeout: float = 300.0) -> tuple[int, str]:
+def _signal_when(argv: list[str], sig: int | None, ready, tmp: Path, timeout: float = 300.0) -> tuple[int, str]:
     """Run ``andersen-gpu ARGV`` with stderr on a pseudo-terminal; send ``sig`` once
-    ``ready(stderr so far)`` holds; return (exit status, stderr with the bar's redraws removed).
-    Its stdout goes to ``tmp/../stdout.txt`` (:func:`_stdout`)."""
+    ``ready(stderr so far)`` holds (``sig`` None: never; ``ready`` only watches); return (exit
+    status, stderr with the bar's redraws removed). Its stdout goes to ``tmp/../stdout.txt``
+    (:func:`_stdout`)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal's size
     with open(tmp.parent / "stdout.txt", "wb") as out:
@@ -50,7 +51,7 @@ def _signal_when(argv: list[str], sig: int, ready, tmp: Path, timeout: float = 3
     seen, sent, start = b"", False, time.monotonic()
     try:
         while True:
-            if not sent and ready(seen.decode("utf-8", "replace")):
+            if not sent and ready(seen.decode("utf-8", "replace")) and sig is not None:
                 if proc.poll() is not None:  # it ended first: a signal now would hit a zombie
                     break
                 os.kill(proc.pid, sig)
@@ -73,7 +74,7 @@ def _signal_when(argv: list[str], sig: int, ready, tmp: Path, timeout: float = 3
         if proc.poll() is None:
             proc.kill()
     rc = proc.wait()
-    assert sent, f"the process ended before the signal (exit {rc}): {seen[-500:]!r}"
+    assert sent or sig is None, f"the process ended before the signal (exit {rc}): {seen[-500:]!r}"
     text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", seen.decode("utf-8", "replace"))
     lines = [s.strip() for s in re.split(r"[\r\n]", text) if s.strip()]
     return rc, "\n".join(line for line in lines if not line.startswith("solving "))
@@ -182,31 +183,13 @@ def linux_run_s(paper_inputs: Path, tmp_path_factory) -> float:
     argv = ["solve", str(paper_inputs / "linux_nodes.txt.gz"), "--backend", "cpu", "-o", str(out_dir / "s.npz")]
     seen: list[float] = []
 
-    def never(text: str) -> bool:
+    def watch(text: str) -> bool:
         if "linux:" in text and not seen:
             seen.append(time.monotonic())
         return False
 
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "andersen_gpu", *argv], cwd=ROOT, env=_env(tmp),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
-    os.close(slave)
-    text = b""
-    while True:
-        if select.select([master], [], [], 0.02)[0]:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            text += chunk
-            never(text.decode("utf-8", "replace"))
-        elif proc.poll() is not None:
-            break
-    os.close(master)
-    assert proc.wait() == 0 and seen
+    rc, _ = _signal_when(argv, None, watch, tmp)
+    assert rc == 0 and seen
     return time.monotonic() - seen[0]
 
 
