@@ -12,9 +12,8 @@ too. Already compiled: it loads the cache and says so, in a second or less.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from . import positive_int
+from . import note, positive_int
 
 NAME = "warmup"
 HELP = "compile the solvers' numba code now (once per machine), so that no later solve waits"
@@ -37,8 +36,7 @@ def run(args: argparse.Namespace) -> int:
     for backend, threads in steps:
         what = {"cpu": "the cpu solver", "gpu": "the gpu backend's host side"}[backend]
         what += f" ({threads} threads)" if threads > 1 else ""
-        step = compile_backend(backend, threads, announce=lambda line: print(f"andersen-gpu: {line}",
-                                                                               file=sys.stderr, flush=True))
+        step = compile_backend(backend, threads, announce=note)
         verb = "compiled" if step.compiled else "loaded from the cache"
         print(f"{what}: {verb} in {step.ms / 1e3:.1f} s")
     return ExitCode.OK
