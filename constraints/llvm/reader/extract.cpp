@@ -2509,6 +2509,11 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
     }
     return B.smear(a, name + ".elem");
   };
+  auto intoEverySlot = [&](int dst, int obj, const std::string &node) {  // every slot of *dst may point to obj
+    int t = B.node(node);
+    B.addr(t, obj);
+    B.store(B.smear(dst, name + ".fields"), t);
+  };
   for (const Effect &eff : model) {
     const std::string &kind = eff[0].s;
     if (kind == "alloc") {
@@ -2548,17 +2553,12 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
       if (dst >= 0) {
         int obj = eff.size() == 3 && eff[2].s == "linked" ? selfLinked("*" + name + ".into", loc, std::nullopt)
                                                           : heapObject("*" + name + ".into", std::nullopt, loc);
-        int t = B.node(name + ".into");
-        B.addr(t, obj);
-        B.store(B.smear(dst, name + ".fields"), t);
+        intoEverySlot(dst, obj, name + ".into");
       }
     } else if (kind == "text_into") {  // every slot of *arg[a] may point to the text object eff[2]
       int dst = ref(eff[1]);
-      if (dst >= 0) {
-        int t = B.node(name + ".text");
-        B.addr(t, staticTextObj(eff[2].s));
-        B.store(B.smear(dst, name + ".fields"), t);
-      }
+      if (dst >= 0)
+        intoEverySlot(dst, staticTextObj(eff[2].s), name + ".text");
     } else if (kind == "smear_fields") {
       int a = ref(eff[1]);
       if (a >= 0) {
