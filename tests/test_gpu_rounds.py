@@ -17,10 +17,14 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the emulated kernels")]
 
 
-def _run(*args: str) -> tuple[int, list[dict]]:
+def _script(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, ANDERSEN_GPU_EMULATOR="1", PYTHONPATH=str(ROOT))
-    p = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu_rounds.py"), *args], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "gpu_rounds.py"), *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _run(*args: str) -> tuple[int, list[dict]]:
+    p = _script(*args)
     return p.returncode, [json.loads(line) for line in p.stdout.splitlines()]
 
 
@@ -42,7 +46,5 @@ def test_a_cut_solve_exits_3_after_its_rounds_so_far():
 
 
 def test_a_bad_input_is_one_line():
-    env = dict(os.environ, ANDERSEN_GPU_EMULATOR="1", PYTHONPATH=str(ROOT))
-    p = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu_rounds.py"), "no/such.acs"], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=600)
+    p = _script("no/such.acs")
     assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1, p.stderr
