@@ -27,7 +27,8 @@ class GpuOptions:
     timing : bool
         Time every kernel with CUDA events into ``stats.kernel_ms`` (about 0.1 ms a round).
     trace : bool
-        Record per round, in ``stats.notes["trace"]``, the counts the host read.
+        Record per round, in ``stats.notes["trace"]``, the counts the host read (with
+        ``timing``, also the round's milliseconds per kernel name, ``kernel_ms``).
     max_iterations : int or None
         Stop with RuntimeError after this many rounds (a guard for experiments).
     """

@@ -130,6 +130,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         iterations += 1
         top_before = counts.top
         t_round, retries_before, compactions_before = time.perf_counter(), retries, store.compactions
+        marks_before = len(timer.marks)
         while True:
             rnd.launch_first(counts)
             c = read_ctl()
@@ -165,6 +166,8 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         if entry is not None:
             entry.update(compactions=store.compactions - compactions_before,
                          ms=round((time.perf_counter() - t_round) * 1e3, 3))
+            if opt.timing:   # the round's kernels (read_ctl above synchronised after them)
+                entry["kernel_ms"] = timer.totals(marks_before)
             trace.append(entry)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug(json.dumps(dict(round=iterations, **entry)))

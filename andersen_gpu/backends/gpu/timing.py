@@ -33,9 +33,11 @@ class Timer:
         self.marks.append((name, a, b))
         return out
 
-    def totals(self) -> dict[str, float]:
-        """Milliseconds per name, summed over the calls."""
+    def totals(self, since: int = 0) -> dict[str, float]:
+        """Milliseconds per name, summed over the calls from the ``since``-th on (``len(marks)``
+        before a stretch of work gives that stretch's; its events must have completed: the
+        caller synchronised after it)."""
         out: dict[str, float] = {}
-        for name, a, b in self.marks:
+        for name, a, b in self.marks[since:]:
             out[name] = out.get(name, 0.0) + cupy.cuda.get_elapsed_time(a, b)
         return {k: round(v, 3) for k, v in out.items()}
