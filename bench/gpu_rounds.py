@@ -80,6 +80,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-s", type=float, default=120.0,
                     help="cut the solve this many seconds after its first round (0: after the first round)")
     ap.add_argument("--timing", action="store_true", help="time every kernel (stats.kernel_ms at the end)")
+    ap.add_argument("--no-online-cycles", action="store_true",
+                    help="no cycle collapse between rounds (GpuOptions.online_cycles=False)")
     args = ap.parse_args(argv)
     if os.environ.get("ANDERSEN_GPU_EMULATOR") == "1":
         from tests.emu import install
@@ -99,7 +101,8 @@ def main(argv=None) -> int:
     rounds.line(json.dumps(dict(input=args.input, nodes=cs.n_nodes)))
     solver.log.addHandler(rounds)
     solver.log.setLevel(logging.DEBUG)
-    sol = andersen_gpu.solve(cs, backend="gpu", trace=True, timing=args.timing)
+    sol = andersen_gpu.solve(cs, backend="gpu", trace=True, timing=args.timing,
+                         online_cycles=not args.no_online_cycles)
     st = sol.stats
     notes = {k: v for k, v in st.notes.items() if k != "trace"}
     rounds.line(json.dumps(dict(solve_ms=round(st.solve_ms, 1), rounds=st.iterations,

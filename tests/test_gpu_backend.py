@@ -136,6 +136,47 @@ def test_sort_keys_small_and_large(n, spread):
     assert np.array_equal(got[n:], host[n:])
 
 
+def cycle_pass_every_round():
+    """A context in which the online cycle collapse runs after every round from the first."""
+    from contextlib import ExitStack
+    from unittest.mock import patch
+
+    from andersen_gpu.backends.gpu import cycles
+    stack = ExitStack()
+    stack.enter_context(patch.object(cycles, "FIRST_ROUND", 1))
+    stack.enter_context(patch.object(cycles, "WORK_PER_EDGE", 0))
+    return stack
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=60, max_constraints=160, with_i2p=True, with_merges=True))
+def test_random_sets_cycle_pass_every_round(cs):
+    # a pass after every round merges each cycle as soon as the sets close it; the solution is
+    # the reference's whatever the pool, numbering or offline collapse
+    with cycle_pass_every_round():
+        assert_same(cs)
+        assert_same(cs, capacity=1, compact_fill=0.01)
+        assert_same(cs, pointee_order=False, preprocess=False)
+
+
+def test_load_store_cycle_is_merged():
+    # p = &o, x = &t, *p = x, y = *p, x = y, and a chain w_i = w_(i-1) hung off y: the store and
+    # the load close the cycle x -> o -> y -> x only once P(p) = {o}, which the offline
+    # collapse cannot see; a pass merges o, x and y (two merges) and the answer is unchanged
+    o, t, p, x, y = range(5)
+    chain = [(5, y)] + [(5 + i, 4 + i) for i in range(1, 12)]
+    cs = ConstraintSet.from_lists(17, obj_size={o: 1, t: 1}, addr=[(p, o), (x, t)],
+                                  store=[(p, x)], load=[(y, p)], copy=[(x, y)] + chain)
+    want = reference.solve(cs)
+    assert want.points_to(y).tolist() == [t] and want.points_to(o).tolist() == [t]
+    with cycle_pass_every_round():
+        got = gpu_solve(cs, preprocess=False)
+    assert got == want, got.diff_report(want, labels=("gpu", "reference"))
+    assert got.stats.notes["cycle_merges"] == 2 and got.stats.notes["cycle_passes"] >= 1
+    off = gpu_solve(cs, preprocess=False, online_cycles=False)
+    assert off == want and off.stats.notes["cycle_merges"] == 0
+
+
 def test_int_to_pointer_loads_and_stores_do_nothing():
     cs = ConstraintSet.from_lists(8, obj_size={1: 1, 2: 1, 3: 1}, int_to_pointer=1,
                                   addr=[(4, 1), (4, 2), (5, 3), (1, 3)],

@@ -19,6 +19,7 @@ module                  stage                                                   
 :mod:`.sets`            set table, intern table, memo caches, compaction, export     sets.cu
 :mod:`.rounds`          one round: emit, sort, union, commit                        emit.cu, runs.cu,
                                                                                     commit.cu
+:mod:`.cycles`          online cycle collapse between rounds                        runs.cu, commit.cu
 :mod:`.solver`          the host loop                                               --
 ======================  ==========================================================  ====================
 

@@ -98,23 +98,42 @@ class DeviceGraph:
         i2p = cs.int_to_pointer
         self.i2p = 0xFFFFFFFF if i2p < 0 else (int(perm[i2p]) if self.perm is not None else int(i2p))
         size = self._by_id(_u32(cs.obj_size)) if n else cupy.zeros(1, cupy.uint32)
-        rep = self._by_id(ids(cs.rep)) if n else cupy.zeros(1, cupy.uint32)   # new rep[perm v] = perm rep v
-        self.rep, self.size = rep, size
+        self.size = size
+        # the constraint columns (renumbered ids): the lists are rebuilt from them when the
+        # representatives change (:meth:`relink`)
+        self._copy = (ids(cs.copy_src), ids(cs.copy_dst))
+        self._gep = (ids(cs.gep_src), ids(cs.gep_dst), _u32(cs.gep_offset))
+        self._load = (ids(cs.load_src), ids(cs.load_dst))
+        self._store = (ids(cs.store_dst), ids(cs.store_src))
+        self._addr = (ids(cs.addr_dst), ids(cs.addr_src))
+        self.relink(self._by_id(ids(cs.rep)) if n else cupy.zeros(1, cupy.uint32))   # new rep[perm v] = perm rep v
+
+    def relink(self, rep: cupy.ndarray) -> None:
+        """Make every list again under the representative table ``rep`` (uint32[n], a fixpoint:
+        rep[rep[v]] = rep[v]); ``nodes``, ``load_ptrs`` and ``desc`` follow."""
+        n = self.n
+        self.rep = rep
         self.nodes = cupy.flatnonzero(rep[:n] == cupy.arange(n, dtype=cupy.uint32)).astype(cupy.uint32)
-        load_dst, load_src = ids(cs.load_dst), ids(cs.load_src)
-        store_ptr, store_val = ids(cs.store_dst), ids(cs.store_src)
-        self.c_ptr, self.c_dst = build_csr(n, rep, ids(cs.copy_src), ids(cs.copy_dst))
-        self.g_ptr, self.g_dst, self.g_off = build_csr(n, rep, ids(cs.gep_src), ids(cs.gep_dst),
-                                                       _u32(cs.gep_offset))
+        (load_src, load_dst), (store_ptr, store_val) = self._load, self._store
+        self.c_ptr, self.c_dst = build_csr(n, rep, *self._copy)
+        self.g_ptr, self.g_dst, self.g_off = build_csr(n, rep, *self._gep)
         self.l_ptr, self.l_dst = build_csr(n, rep, load_src, load_dst)
         self.s_ptr, self.s_val = build_csr(n, rep, store_ptr, store_val)
         self.v_ptr, self.v_ptr_of = build_csr(n, rep, store_val, store_ptr)
-        self._addr = (ids(cs.addr_dst), ids(cs.addr_src))
-        deg = self.l_ptr[1:n + 1] - self.l_ptr[:n] if n else cupy.zeros(0, cupy.uint32)
-        self.load_ptrs = cupy.flatnonzero(deg).astype(cupy.uint32)
+        self.load_ptrs = cupy.flatnonzero(self.degree(self.l_ptr)).astype(cupy.uint32)
         self.desc = descriptor(self.c_ptr, self.c_dst, self.g_ptr, self.g_dst, self.g_off,
                                self.l_ptr, self.l_dst, self.s_ptr, self.s_val, self.v_ptr,
                                self.v_ptr_of, self.rep, self.size, self.i2p)
+
+    def degree(self, ptr: cupy.ndarray) -> cupy.ndarray:
+        """uint32[n]: the row lengths of the list with row pointers ``ptr``."""
+        n = self.n
+        return ptr[1:n + 1] - ptr[:n] if n else cupy.zeros(0, cupy.uint32)
+
+    def columns(self, kind: str) -> tuple[cupy.ndarray, ...]:
+        """The constraint columns of ``kind`` (raw renumbered ids, uint32[m] each): ``copy``
+        (src, dst), ``load`` (ptr, dst), ``store`` (ptr, val)."""
+        return dict(copy=self._copy, load=self._load, store=self._store)[kind]
 
     @property
     def n_work(self) -> int:

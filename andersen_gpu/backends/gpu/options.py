@@ -21,6 +21,9 @@ class GpuOptions:
     capacity : int or None
         Initial pool capacity in 128-byte elements (default: from the input's size). The pool
         is compacted and resized as the solve goes.
+    online_cycles : bool
+        Between rounds, now and then, find the cycles that loads and stores made in the copy
+        graph and merge each into one node (:mod:`.cycles`; same solution, fewer sets).
     compact_fill : float
         Compact the pool (drop the lists no set needs any more) once this fraction of it is
         in use after a round.
@@ -36,6 +39,7 @@ class GpuOptions:
     preprocess: bool = True
     pointee_order: bool = True
     capacity: int | None = None
+    online_cycles: bool = True
     compact_fill: float = 0.75
     timing: bool = False
     trace: bool = False

@@ -17,6 +17,7 @@ import numpy as np
 from constraints.model import ConstraintSet
 
 from ...solution import Solution, SolveStats
+from . import cycles
 from .device import (CTL_DELTA_BITS, CTL_MEMO_CLAIMS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS, CTL_OVF,
                      CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name)
 from .graph import DeviceGraph
@@ -124,6 +125,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
     need = 0
     room_made: dict[str, int] = {}
     trace: list[dict] = []
+    policy = cycles.CyclePolicy()
     while counts.nchg:
         if opt.max_iterations is not None and iterations >= opt.max_iterations:
             raise RuntimeError(f"gpu solver did not converge in {opt.max_iterations} rounds")
@@ -158,13 +160,16 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         rnd.advance()
         if store.caches_full(int(c[CTL_MEMO_CLAIMS])):
             store.clear_caches()
+        merged = 0
+        if opt.online_cycles and policy.due(iterations, rnd.c_cap + rnd.bound_g):
+            merged = cycles.run_pass(rnd, counts, policy)
         if counts.top > opt.compact_fill * pool.cap or counts.top + need + need // 4 > pool.cap:
             store.compact(rnd.roots(), counts.nsets, min_cap, want_free=max(ROOM_ROUNDS * need, min_cap // 2),
                           min_free=need + need // 4, release=rnd.release_buffers)
             c = read_ctl()
             counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
         if entry is not None:
-            entry.update(compactions=store.compactions - compactions_before,
+            entry.update(compactions=store.compactions - compactions_before, merged=merged,
                          ms=round((time.perf_counter() - t_round) * 1e3, 3))
             if opt.timing:   # the round's kernels (read_ctl above synchronised after them)
                 entry["kernel_ms"] = timer.totals(marks_before)
@@ -196,7 +201,8 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
                  staged_compactions=store.staged_compactions,
                  bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
                  memo_hits=hits, memo_misses=misses, unions=unions, delta_bits=delta_bits,
-                 round_retries=retries, representatives=g.n_work)
+                 round_retries=retries, representatives=g.n_work, cycle_passes=policy.passes,
+                 cycle_merges=policy.merged, cycle_ms=round(policy.ms, 3))
     if room_made:
         notes["room_made"] = room_made
     if PROFILE:

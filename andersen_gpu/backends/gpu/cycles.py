@@ -1,0 +1,255 @@
+"""Online cycle collapse between rounds: the strongly connected components of the copy edges
+that the constraints and the current sets make, merged into one representative each.
+
+The offline collapse (:mod:`andersen_gpu.preprocess`) sees only the copy constraints; loads and
+stores add copy edges as the sets grow, and a set that travels round such a cycle is a new set
+at every node it reaches, round after round. A pass builds, on the device, the graph
+
+* ``rep y -> rep x`` for every copy ``x = y``;
+* for a load ``x = *y``: ``rep z -> L(s) -> rep x`` for z in s = P(rep y), one auxiliary node
+  L(s) per distinct set s of a load pointer (so the edges number Σ|s| + loads, not Σ|P(y)|);
+* for a store ``*x = y``: ``rep y -> S(s) -> rep z`` for z in s = P(rep x), one S(s) per distinct
+  set of a store pointer;
+
+with z ≠ i2p (the rules skip it) and the int-to-pointer node's representative left out. Every
+edge is an inclusion P(head) ⊇ P(tail) that holds at the least solution (P only grows), so the
+real nodes of a component have equal final sets. Nodes without an in- or out-edge are trimmed on
+the device; the components are found on the host (SciPy's csgraph).
+
+A merge makes the smallest id R of a component the representative of the others: P(R) = the
+union of the members' sets, ΔP(R) = P(R), Pold(R) = ∅ (R pushes everything again: its lists now
+hold the members' successors, and the nodes that load through R read ΔP(R)); the members' sets
+are cleared, the lists rebuilt (:meth:`.graph.DeviceGraph.relink`), and the next round's changed
+list, counts and changed-pointee bitmaps made again. The solution is unchanged; only fewer nodes
+carry it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cupy
+import numpy as np
+
+from .device import BLOCK, CTL_NCHG, CTL_NSETS, CTL_OVF, CTL_TOP, blocks_for, fill_bytes, module
+from .rounds import Counts, Round, _warp_groups
+from .sort import sort_keys
+
+#: The first pass runs after this round (the sets must have grown for loads and stores to
+#: make edges).
+FIRST_ROUND = 3
+#: A pass runs once the rounds since the last one handled this many pairs per edge of its graph
+#: (doubled after a pass that merged nothing, back to this after one that merged).
+WORK_PER_EDGE = 2
+#: Trimming stops when a sweep removes fewer than this fraction of the edges.
+TRIM_MIN_DROP = 0.05
+
+
+@dataclass
+class CyclePolicy:
+    """When to run a pass: deterministic, by the rule pairs the rounds handled since the last."""
+
+    work: int = 0            # pairs since the last pass
+    cost: int = 0            # edges of the last pass's graph
+    factor: int = field(default_factory=lambda: WORK_PER_EDGE)
+    passes: int = 0
+    merged: int = 0          # nodes merged into another, all passes
+    ms: float = 0.0          # wall milliseconds of all passes
+
+    def due(self, iteration: int, pairs: int) -> bool:
+        """Count a round's ``pairs``; True when a pass should follow round ``iteration``."""
+        self.work += int(pairs)
+        return iteration >= FIRST_ROUND and self.work >= self.factor * self.cost
+
+    def ran(self, edges: int, merged: int, ms: float) -> None:
+        self.work, self.cost = 0, max(int(edges), 1)
+        self.factor = WORK_PER_EDGE if merged else 2 * self.factor
+        self.passes += 1
+        self.merged += int(merged)
+        self.ms += ms
+
+
+def _set_members(store, sids: cupy.ndarray, i2p: int) -> tuple[cupy.ndarray, cupy.ndarray, cupy.ndarray]:
+    """The distinct non-empty sets among ``sids``: (uniq uint32[k] ascending, row int64[t], z
+    uint32[t]) with z ≠ i2p the members of set uniq[row]."""
+    uniq = cupy.unique(sids)
+    uniq = uniq[uniq != 0]
+    if not uniq.size:
+        empty = cupy.zeros(0, cupy.uint32)
+        return empty, cupy.zeros(0, cupy.int64), empty
+    _, indptr, z = store.export(uniq)
+    rows = cupy.searchsorted(indptr[1:], cupy.arange(int(z.size), dtype=cupy.int64), side="right")
+    keep = z.astype(cupy.uint32) != np.uint32(i2p)
+    return uniq, rows[keep], z[keep].astype(cupy.uint32)
+
+
+def _graph(g, P: cupy.ndarray, store) -> tuple[cupy.ndarray, cupy.ndarray, int]:
+    """The edges (src, dst uint32[e]) over real nodes [0, n) and auxiliary nodes [n, ...)."""
+    n, rep, i2p = g.n, g.rep, g.i2p
+    srcs, dsts = [], []
+    cs, cd = g.columns("copy")
+    if cs.size:
+        srcs.append(rep[cs])
+        dsts.append(rep[cd])
+    base = n
+    for kind in ("load", "store"):
+        ptr, other = g.columns(kind)
+        if not ptr.size:
+            continue
+        sp = P[rep[ptr]]
+        uniq, rows, z = _set_members(store, sp, i2p)
+        if not uniq.size:
+            continue
+        has = sp != 0
+        aux = (base + cupy.searchsorted(uniq, sp[has])).astype(cupy.uint32)
+        val = rep[other[has]]
+        zaux = (base + rows).astype(cupy.uint32)
+        zr = rep[z]
+        if kind == "load":     # z -> L(s) -> x
+            srcs += [zr, aux]
+            dsts += [zaux, val]
+        else:                  # y -> S(s) -> z
+            srcs += [val, zaux]
+            dsts += [aux, zr]
+        base += int(uniq.size)
+    if not srcs:
+        empty = cupy.zeros(0, cupy.uint32)
+        return empty, empty, base
+    src, dst = cupy.concatenate(srcs), cupy.concatenate(dsts)
+    keep = src != dst
+    if i2p != 0xFFFFFFFF:
+        r = rep[i2p]
+        keep &= (src != r) & (dst != r)
+    return src[keep], dst[keep], base
+
+
+def _trim(src: cupy.ndarray, dst: cupy.ndarray, nv: int) -> tuple[cupy.ndarray, cupy.ndarray]:
+    """Drop the edges of nodes with no in- or no out-edge (they are in no cycle), sweep by sweep."""
+    while src.size:
+        indeg = cupy.bincount(dst, minlength=nv)
+        outdeg = cupy.bincount(src, minlength=nv)
+        live = (indeg > 0) & (outdeg > 0)
+        keep = live[src] & live[dst]
+        kept = int(keep.sum())
+        dropped = int(src.size) - kept
+        src, dst = src[keep], dst[keep]
+        if dropped <= TRIM_MIN_DROP * (kept + dropped):
+            break
+    return src, dst
+
+
+def _components(src: cupy.ndarray, dst: cupy.ndarray, n: int) -> tuple[cupy.ndarray, cupy.ndarray]:
+    """(members, targets uint32[m]): every real node of a component with two real nodes or more,
+    but its smallest, and that smallest id."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    ids = cupy.unique(cupy.concatenate([src, dst]))
+    s = cupy.searchsorted(ids, src).astype(cupy.uint64)
+    d = cupy.searchsorted(ids, dst).astype(cupy.uint64)
+    keys = (s << np.uint64(32)) | d
+    sort_keys(keys)
+    k = int(ids.size)
+    rows = (keys >> np.uint64(32)).astype(cupy.int64)
+    indptr = cupy.searchsorted(rows, cupy.arange(k + 1, dtype=cupy.int64)).astype(cupy.int64)
+    cols = (keys & np.uint64(0xFFFFFFFF)).astype(cupy.int32)
+    m = int(cols.size)
+    graph = csr_matrix((np.ones(m, np.int8), cols.get(), indptr.get()), shape=(k, k))
+    _, labels = connected_components(graph, directed=True, connection="strong")
+    lab = cupy.asarray(labels.astype(np.uint32))
+    real = ids < n
+    rid, rl = ids[real], lab[real]
+    if not rid.size:
+        empty = cupy.zeros(0, cupy.uint32)
+        return empty, empty
+    key = (rl.astype(cupy.uint64) << np.uint64(32)) | rid.astype(cupy.uint64)
+    sort_keys(key)
+    ls = key >> np.uint64(32)
+    node = (key & np.uint64(0xFFFFFFFF)).astype(cupy.uint32)
+    first = cupy.ones(int(key.size), cupy.bool_)
+    first[1:] = ls[1:] != ls[:-1]
+    group = cupy.cumsum(first) - 1
+    leader = node[first][group]
+    size = cupy.bincount(group)[group]
+    merge = (size >= 2) & (node != leader)
+    return node[merge], leader[merge]
+
+
+def _merged_sets(rnd: Round, members: cupy.ndarray, targets: cupy.ndarray) -> None:
+    """P(R) = ∪ of the sets of R and its members, through union_update (run again with more room
+    when the pool or the set table ran out)."""
+    pool, store = rnd.pool, rnd.store
+    ps = rnd.P[members]
+    has = ps != 0
+    pairs = (targets[has].astype(cupy.uint64) << np.uint64(32)) | ps[has].astype(cupy.uint64)
+    if not pairs.size:
+        return
+    sort_keys(pairs)
+    total = int(pairs.size)
+    scratch = rnd.chg_next
+    while True:
+        pool.clear_round()
+        module("runs.cu")("union_update")(_warp_groups(total), (BLOCK,), (
+            pairs, np.uint64(total), rnd.P, store.desc, store.update.desc, rnd.Pn, rnd.Dn, scratch,
+            *pool.args()))
+        c = pool.ctl.get()
+        if not c[CTL_OVF]:
+            break
+        if int(c[CTL_TOP]) > pool.cap:
+            pool.grow(int(c[CTL_TOP]))
+        if int(c[CTL_NSETS]) >= store.cap:
+            store.grow(int(c[CTL_NSETS]))
+        store.clear_caches()
+        pool.ctl[CTL_OVF] = 0
+    grown = scratch[:int(c[CTL_NCHG])]
+    rnd.P[grown] = rnd.Pn[grown]
+
+
+def collapse(rnd: Round, counts: Counts) -> tuple[int, int]:
+    """One pass between rounds (after :meth:`Round.advance`): find the cycles, merge them, and
+    make ``rnd`` and ``counts`` the state of the merged graph. Returns (edges of the pass's
+    graph, nodes merged)."""
+    g, store = rnd.g, rnd.store
+    n = g.n
+    src, dst, nv = _graph(g, rnd.P, store)
+    edges = int(src.size)
+    src, dst = _trim(src, dst, nv)
+    if not src.size:
+        return edges, 0
+    members, targets = _components(src, dst, n)
+    if not members.size:
+        return edges, 0
+    _merged_sets(rnd, members, targets)
+    leaders = cupy.unique(targets)
+    rnd.D[leaders] = rnd.P[leaders]
+    rnd.Pold[leaders] = 0
+    for arr in (rnd.P, rnd.D, rnd.Pold):
+        arr[members] = 0
+    t = cupy.arange(n, dtype=cupy.uint32)
+    t[members] = targets
+    g.relink(t[g.rep])
+    # the next round: every representative with a delta pushes it
+    nodes = g.nodes
+    chg = nodes[rnd.D[nodes] != 0]
+    rnd.chg[:int(chg.size)] = chg
+    dc, dg, dl = g.degree(g.c_ptr), g.degree(g.g_ptr), g.degree(g.l_ptr)
+    ds, dv = g.degree(g.s_ptr), g.degree(g.v_ptr)
+    counts.nchg = int(chg.size)
+    counts.next_c = int((dc[chg].astype(cupy.uint64) + dg[chg] + dl[chg]).sum())
+    counts.next_g = int((ds[chg].astype(cupy.uint64) + dv[chg]).sum())
+    counts.load_live = int(cupy.where(rnd.P[:n] != 0, dl, 0).astype(cupy.uint64).sum())
+    c = rnd.pool.ctl.get()
+    counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
+    fill_bytes(rnd.cb, 0)
+    module("commit.cu")("mark_changed")(blocks_for(rnd.n_ch_words * 32), (BLOCK,), (
+        np.uint32(n), np.uint64(rnd.n_ch_words), g.rep, rnd.D, rnd.ch, rnd.cb))
+    return edges, int(members.size)
+
+
+def run_pass(rnd: Round, counts: Counts, policy: CyclePolicy) -> int:
+    """:func:`collapse` timed into ``policy``; returns the nodes merged."""
+    t0 = time.perf_counter()
+    edges, merged = collapse(rnd, counts)
+    policy.ran(edges + rnd.g.n, merged, (time.perf_counter() - t0) * 1e3)
+    return merged
