@@ -29,6 +29,7 @@ CPU_JOBS=${CPU_JOBS:-11}
 CPU_TIMEOUT_S=${CPU_TIMEOUT_S:-300}
 GPU_TIMEOUT_S=${GPU_TIMEOUT_S:-150}
 ROUNDS_S=${ROUNDS_S:-45}
+CUDA_S=${CUDA_S:-200}
 OUT=${OUT:?the device tool sets OUT}
 RES="bench/results/h200-$ANDERSEN_COMMIT"
 mkdir -p "$RES"/{cpu,gpu,paper,cuda}
@@ -52,7 +53,7 @@ ANDERSEN_LLVM_EXTRACTS=.llvm-extracts timeout 240 python3 -m pytest -p no:cachep
     > "$RES/gpu/tests.txt" 2>&1
 tail -2 "$RES/gpu/tests.txt"
 el "CUDA kernels"
-timeout 90 python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
+timeout "$CUDA_S" python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
 tail -2 "$RES/cuda/log.txt"
 el "paper inputs, gpu"
 timeout 90 python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
