@@ -14,9 +14,11 @@
 #     backend solves every corpus program, CPU_JOBS at once, each for at most CPU_TIMEOUT_S;
 #   - the GPU tests (every test marked gpu, tests/test_rules.py's included; the alias and CUDA
 #     programs' gpu assertions with .llvm-extracts), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with
-#     .cuda-ptx), the paper inputs on the GPU (bench/gpu_paper_inputs.py time), git's rounds as
-#     they happen for ROUNDS_S seconds (bench/gpu_rounds.py), the corpus on the GPU one program at
-#     a time, each for at most GPU_TIMEOUT_S.
+#     .cuda-ptx; CUDA_S seconds), the paper inputs on the GPU (bench/gpu_paper_inputs.py time),
+#     ROUNDS_INPUT's (default git) rounds as they happen for ROUNDS_S seconds (bench/gpu_rounds.py),
+#     the corpus on the GPU one program at a time, each for at most GPU_TIMEOUT_S.
+# STEPS names the steps to run (default all: "tests cuda paper rounds corpus"; the cpu backend
+# runs with corpus), so that the work can be split over two calls.
 # A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
 # which is rewritten before each step (a call cut at its limit keeps what had finished). With the
 # defaults a call needs about 10 minutes when git and python3.11 run into GPU_TIMEOUT_S; pass
@@ -30,6 +32,9 @@ CPU_TIMEOUT_S=${CPU_TIMEOUT_S:-300}
 GPU_TIMEOUT_S=${GPU_TIMEOUT_S:-150}
 ROUNDS_S=${ROUNDS_S:-45}
 CUDA_S=${CUDA_S:-200}
+ROUNDS_INPUT=${ROUNDS_INPUT:-git}
+STEPS=" ${STEPS:-tests cuda paper rounds corpus} "   # a call may run some: STEPS="tests cuda paper"
+want() { [[ "$STEPS" == *" $1 "* ]]; }
 OUT=${OUT:?the device tool sets OUT}
 RES="bench/results/h200-$ANDERSEN_COMMIT"
 mkdir -p "$RES"/{cpu,gpu,paper,cuda}
@@ -39,34 +44,46 @@ el() { pack; echo "[$(( $(date +%s) - S )) s] $*"; }   # packed before every ste
 trap pack EXIT
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$RES/device.txt"
-el "cpu backend: numba cache, then the corpus ($CPU_JOBS at once)"
-(
-    timeout 200 python3 -c "from andersen_gpu.warmup import compile_backend; print(compile_backend('cpu'))"
-    timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
-        --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu"
-) > "$RES/cpu/log.txt" 2>&1 &
-CPU=$!
+if want corpus; then
+    el "cpu backend: numba cache, then the corpus ($CPU_JOBS at once)"
+    (
+        timeout 200 python3 -c "from andersen_gpu.warmup import compile_backend; print(compile_backend('cpu'))"
+        timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
+            --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu"
+    ) > "$RES/cpu/log.txt" 2>&1 &
+    CPU=$!
+fi
 
-el "gpu tests"
-# every test marked gpu: the backend's, the rules', the alias and CUDA programs' (with .llvm-extracts)
-ANDERSEN_LLVM_EXTRACTS=.llvm-extracts timeout 240 python3 -m pytest -p no:cacheprovider -q -m gpu tests \
-    > "$RES/gpu/tests.txt" 2>&1
-tail -2 "$RES/gpu/tests.txt"
-el "CUDA kernels"
-timeout "$CUDA_S" python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
-tail -2 "$RES/cuda/log.txt"
-el "paper inputs, gpu"
-timeout 90 python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
-tail -1 "$RES/paper/log.txt"
-el "git's rounds on the gpu, streamed (cut at ROUNDS_S)"
-timeout $((ROUNDS_S + 30)) python3 bench/gpu_rounds.py .corpus-dumps/git.npz --max-s "$ROUNDS_S" \
-    > "$RES/gpu/git-rounds.jsonl" 2> "$RES/gpu/git-rounds.err"
-tail -1 "$RES/gpu/git-rounds.jsonl"
-el "corpus, gpu"
-timeout $((11 * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu --repeat 1 --long-s 3 \
-    --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/gpu" > "$RES/gpu/log.txt" 2>&1
-tail -12 "$RES/gpu/log.txt"
-el "waiting for the cpu backend"
-wait "$CPU"
-tail -12 "$RES/cpu/log.txt"
+if want tests; then
+    el "gpu tests"
+    # every test marked gpu: the backend's, the rules', the alias and CUDA programs' (with .llvm-extracts)
+    ANDERSEN_LLVM_EXTRACTS=.llvm-extracts timeout 240 python3 -m pytest -p no:cacheprovider -q -m gpu tests \
+        > "$RES/gpu/tests.txt" 2>&1
+    tail -2 "$RES/gpu/tests.txt"
+fi
+if want cuda; then
+    el "CUDA kernels"
+    timeout "$CUDA_S" python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
+    tail -2 "$RES/cuda/log.txt"
+fi
+if want paper; then
+    el "paper inputs, gpu"
+    timeout 90 python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
+    tail -1 "$RES/paper/log.txt"
+fi
+if want rounds; then
+    el "$ROUNDS_INPUT's rounds on the gpu, streamed (cut at ROUNDS_S)"
+    timeout $((ROUNDS_S + 30)) python3 bench/gpu_rounds.py ".corpus-dumps/$ROUNDS_INPUT.npz" --timing \
+        --max-s "$ROUNDS_S" > "$RES/gpu/$ROUNDS_INPUT-rounds.jsonl" 2> "$RES/gpu/$ROUNDS_INPUT-rounds.err"
+    tail -1 "$RES/gpu/$ROUNDS_INPUT-rounds.jsonl" | cut -c1-600
+fi
+if want corpus; then
+    el "corpus, gpu"
+    timeout $((11 * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu --repeat 1 --long-s 3 \
+        --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/gpu" > "$RES/gpu/log.txt" 2>&1
+    tail -12 "$RES/gpu/log.txt"
+    el "waiting for the cpu backend"
+    wait "$CPU"
+    tail -12 "$RES/cpu/log.txt"
+fi
 el "end"

@@ -144,7 +144,8 @@ def cycle_pass_every_round():
     from andersen_gpu.backends.gpu import cycles
     stack = ExitStack()
     stack.enter_context(patch.object(cycles, "FIRST_ROUND", 1))
-    stack.enter_context(patch.object(cycles, "WORK_PER_EDGE", 0))
+    stack.enter_context(patch.object(cycles, "MIN_ROUNDS_MS", 0.0))
+    stack.enter_context(patch.object(cycles, "RATIO", 0.0))
     return stack
 
 

@@ -39,35 +39,43 @@ from .sort import sort_keys
 #: The first pass runs after this round (the sets must have grown for loads and stores to
 #: make edges).
 FIRST_ROUND = 3
-#: A pass runs once the rounds since the last one handled this many pairs per edge of its graph
-#: (doubled after a pass that merged nothing, back to this after one that merged).
-WORK_PER_EDGE = 2
+#: A pass runs once the rounds since the last one took MIN_ROUNDS_MS milliseconds and RATIO
+#: times the last pass's milliseconds (so passes take at most about 1/(1+RATIO) of the solve);
+#: the ratio doubles after a pass that merged fewer than MIN_GAIN of the representatives, and
+#: is RATIO again after one that merged more. The solution does not depend on when passes run.
+MIN_ROUNDS_MS = 50.0
+RATIO = 2.0
+MIN_GAIN = 0.001
 #: Trimming stops when a sweep removes fewer than this fraction of the edges.
 TRIM_MIN_DROP = 0.05
 
 
 @dataclass
 class CyclePolicy:
-    """When to run a pass: deterministic, by the rule pairs the rounds handled since the last."""
+    """When to run a pass: by the wall milliseconds of the rounds since the last one."""
 
-    work: int = 0            # pairs since the last pass
-    cost: int = 0            # edges of the last pass's graph
-    factor: int = field(default_factory=lambda: WORK_PER_EDGE)
+    since_ms: float = 0.0    # rounds' milliseconds since the last pass
+    last_ms: float = 0.0     # the last pass's milliseconds
+    ratio: float = field(default_factory=lambda: RATIO)
     passes: int = 0
     merged: int = 0          # nodes merged into another, all passes
     ms: float = 0.0          # wall milliseconds of all passes
+    log: list = field(default_factory=list)   # one dict a pass (:func:`collapse`'s, round and ms)
 
-    def due(self, iteration: int, pairs: int) -> bool:
-        """Count a round's ``pairs``; True when a pass should follow round ``iteration``."""
-        self.work += int(pairs)
-        return iteration >= FIRST_ROUND and self.work >= self.factor * self.cost
+    def due(self, iteration: int, round_ms: float) -> bool:
+        """Count a round's milliseconds; True when a pass should follow round ``iteration``."""
+        self.since_ms += round_ms
+        return iteration >= FIRST_ROUND and self.since_ms >= max(MIN_ROUNDS_MS, self.ratio * self.last_ms)
 
-    def ran(self, edges: int, merged: int, ms: float) -> None:
-        self.work, self.cost = 0, max(int(edges), 1)
-        self.factor = WORK_PER_EDGE if merged else 2 * self.factor
+    def ran(self, entry: dict, representatives: int) -> None:
+        """Record a pass (``entry``: its figures, with ``merged`` and ``ms``)."""
+        merged, ms = int(entry["merged"]), float(entry["ms"])
+        self.since_ms, self.last_ms = 0.0, ms
+        self.ratio = RATIO if merged >= MIN_GAIN * max(representatives, 1) else 2 * self.ratio
         self.passes += 1
-        self.merged += int(merged)
+        self.merged += merged
         self.ms += ms
+        self.log.append(entry)
 
 
 def _set_members(store, sids: cupy.ndarray, i2p: int) -> tuple[cupy.ndarray, cupy.ndarray, cupy.ndarray]:
@@ -206,20 +214,36 @@ def _merged_sets(rnd: Round, members: cupy.ndarray, targets: cupy.ndarray) -> No
     rnd.P[grown] = rnd.Pn[grown]
 
 
-def collapse(rnd: Round, counts: Counts) -> tuple[int, int]:
+def collapse(rnd: Round, counts: Counts) -> dict:
     """One pass between rounds (after :meth:`Round.advance`): find the cycles, merge them, and
-    make ``rnd`` and ``counts`` the state of the merged graph. Returns (edges of the pass's
-    graph, nodes merged)."""
+    make ``rnd`` and ``counts`` the state of the merged graph. Returns the pass's figures:
+    ``edges`` of its graph, those ``kept`` by trimming, nodes ``merged`` into another, and the
+    wall milliseconds of its stages (``graph_ms``, ``trim_ms``, ``scc_ms``, ``merge_ms``; each
+    ends with a synchronisation)."""
     g, store = rnd.g, rnd.store
     n = g.n
+    out = dict(edges=0, kept=0, merged=0)
+    clock = [time.perf_counter()]
+
+    def lap(name):
+        cupy.cuda.get_current_stream().synchronize()
+        now = time.perf_counter()
+        out[name] = round((now - clock[0]) * 1e3, 3)
+        clock[0] = now
+
     src, dst, nv = _graph(g, rnd.P, store)
-    edges = int(src.size)
+    out["edges"] = int(src.size)
+    lap("graph_ms")
     src, dst = _trim(src, dst, nv)
+    out["kept"] = int(src.size)
+    lap("trim_ms")
     if not src.size:
-        return edges, 0
+        return out
     members, targets = _components(src, dst, n)
+    lap("scc_ms")
     if not members.size:
-        return edges, 0
+        return out
+    out["merged"] = int(members.size)
     _merged_sets(rnd, members, targets)
     leaders = cupy.unique(targets)
     rnd.D[leaders] = rnd.P[leaders]
@@ -244,12 +268,16 @@ def collapse(rnd: Round, counts: Counts) -> tuple[int, int]:
     fill_bytes(rnd.cb, 0)
     module("commit.cu")("mark_changed")(blocks_for(rnd.n_ch_words * 32), (BLOCK,), (
         np.uint32(n), np.uint64(rnd.n_ch_words), g.rep, rnd.D, rnd.ch, rnd.cb))
-    return edges, int(members.size)
+    lap("merge_ms")
+    return out
 
 
-def run_pass(rnd: Round, counts: Counts, policy: CyclePolicy) -> int:
-    """:func:`collapse` timed into ``policy``; returns the nodes merged."""
+def run_pass(rnd: Round, counts: Counts, policy: CyclePolicy, iteration: int) -> int:
+    """:func:`collapse` after round ``iteration``, timed into ``policy``; returns the nodes
+    merged."""
+    representatives = rnd.g.n_work
     t0 = time.perf_counter()
-    edges, merged = collapse(rnd, counts)
-    policy.ran(edges + rnd.g.n, merged, (time.perf_counter() - t0) * 1e3)
-    return merged
+    entry = collapse(rnd, counts)
+    entry.update(round=iteration, ms=round((time.perf_counter() - t0) * 1e3, 3))
+    policy.ran(entry, representatives)
+    return entry["merged"]

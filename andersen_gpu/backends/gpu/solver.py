@@ -161,8 +161,10 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         if store.caches_full(int(c[CTL_MEMO_CLAIMS])):
             store.clear_caches()
         merged = 0
-        if opt.online_cycles and policy.due(iterations, rnd.c_cap + rnd.bound_g):
-            merged = cycles.run_pass(rnd, counts, policy)
+        if opt.online_cycles and policy.due(iterations, (time.perf_counter() - t_round) * 1e3):
+            merged = cycles.run_pass(rnd, counts, policy, iterations)
+            if entry is not None:
+                entry["cycle_pass"] = policy.log[-1]
         if counts.top > opt.compact_fill * pool.cap or counts.top + need + need // 4 > pool.cap:
             store.compact(rnd.roots(), counts.nsets, min_cap, want_free=max(ROOM_ROUNDS * need, min_cap // 2),
                           min_free=need + need // 4, release=rnd.release_buffers)
