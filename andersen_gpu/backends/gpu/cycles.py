@@ -17,9 +17,9 @@ real nodes of a component have equal final sets. Nodes without an in- or out-edg
 the device; the components are found on the host (SciPy's csgraph).
 
 A merge makes the smallest id R of a component the representative of the others: P(R) = the
-union of the members' sets, ΔP(R) = P(R), Pold(R) = ∅ (R pushes everything again: its lists now
-hold the members' successors, and the nodes that load through R read ΔP(R)); the members' sets
-are cleared, the lists rebuilt (:meth:`.graph.DeviceGraph.relink`), and the next round's changed
+union of the members' sets, ΔP(R) = what some member's rules have not seen (the union of
+P(R) minus Pold over the component), Pold(R) = the rest (:func:`_merge_state`); the members'
+sets are cleared, the lists rebuilt (:meth:`.graph.DeviceGraph.relink`), and the next round's changed
 list, counts and changed-pointee bitmaps made again. The solution is unchanged; only fewer nodes
 carry it.
 """
@@ -184,22 +184,26 @@ def _components(src: cupy.ndarray, dst: cupy.ndarray, n: int) -> tuple[cupy.ndar
     return node[merge], leader[merge]
 
 
-def _merged_sets(rnd: Round, members: cupy.ndarray, targets: cupy.ndarray) -> None:
-    """P(R) = ∪ of the sets of R and its members, through union_update (run again with more room
-    when the pool or the set table ran out)."""
+def _union_into(rnd: Round, targets: cupy.ndarray, sids: cupy.ndarray,
+                base: cupy.ndarray) -> tuple[cupy.ndarray, cupy.ndarray, cupy.ndarray]:
+    """For every target t of the pairs (targets[i], sids[i]) (uint32[k] each; sid 0 skipped):
+    N(t) = ∪ of its sids, through union_update against ``base`` (uint32[n], a set id per node).
+    Returns (t, base[t] ∪ N(t), N(t) \\ base[t]) for the targets where the difference is not
+    empty (uint32 arrays, copies). The kernel runs again with more room when the pool or the
+    set table ran out."""
     pool, store = rnd.pool, rnd.store
-    ps = rnd.P[members]
-    has = ps != 0
-    pairs = (targets[has].astype(cupy.uint64) << np.uint64(32)) | ps[has].astype(cupy.uint64)
+    has = sids != 0
+    pairs = (targets[has].astype(cupy.uint64) << np.uint64(32)) | sids[has].astype(cupy.uint64)
     if not pairs.size:
-        return
+        empty = cupy.zeros(0, cupy.uint32)
+        return empty, empty, empty
     sort_keys(pairs)
     total = int(pairs.size)
     scratch = rnd.chg_next
     while True:
         pool.clear_round()
         module("runs.cu")("union_update")(_warp_groups(total), (BLOCK,), (
-            pairs, np.uint64(total), rnd.P, store.desc, store.update.desc, rnd.Pn, rnd.Dn, scratch,
+            pairs, np.uint64(total), base, store.desc, store.update.desc, rnd.Pn, rnd.Dn, scratch,
             *pool.args()))
         c = pool.ctl.get()
         if not c[CTL_OVF]:
@@ -210,8 +214,32 @@ def _merged_sets(rnd: Round, members: cupy.ndarray, targets: cupy.ndarray) -> No
             store.grow(int(c[CTL_NSETS]))
         store.clear_caches()
         pool.ctl[CTL_OVF] = 0
-    grown = scratch[:int(c[CTL_NCHG])]
-    rnd.P[grown] = rnd.Pn[grown]
+    grown = scratch[:int(c[CTL_NCHG])].copy()
+    return grown, rnd.Pn[grown], rnd.Dn[grown]
+
+
+def _merge_state(rnd: Round, members: cupy.ndarray, targets: cupy.ndarray, lead: cupy.ndarray) -> None:
+    """The state of every leader R after the merge of its members (``lead``: uint32[n], each
+    node's leader, itself for the others):
+
+    * P(R) = ∪ P(v) over the component C (R and its members);
+    * ΔP(R) = ∪ over v in C of P(R) \\ Pold(v): every rule of a member has seen Pold(v) and
+      must see the rest (a load through a member, now through R, reads ΔP(R) too), no more;
+    * Pold(R) = P(R) \\ ΔP(R), so that P = Pold ∪ ΔP stays a disjoint union.
+
+    The members' own sets are left for the caller to clear."""
+    n = rnd.g.n
+    grown, p_new, _ = _union_into(rnd, targets, rnd.P[members], rnd.P)
+    rnd.P[grown] = p_new
+    leaders = cupy.unique(targets)
+    comp = cupy.concatenate([members, leaders])
+    seen, _, unseen = _union_into(rnd, comp, rnd.P[lead[comp]], rnd.Pold)
+    grown, d_new, _ = _union_into(rnd, lead[seen], unseen, cupy.zeros(n, cupy.uint32))
+    rnd.D[leaders] = 0
+    rnd.D[grown] = d_new
+    grown, _, old = _union_into(rnd, leaders, rnd.P[leaders], rnd.D)
+    rnd.Pold[leaders] = 0
+    rnd.Pold[grown] = old
 
 
 def collapse(rnd: Round, counts: Counts) -> dict:
@@ -244,15 +272,12 @@ def collapse(rnd: Round, counts: Counts) -> dict:
     if not members.size:
         return out
     out["merged"] = int(members.size)
-    _merged_sets(rnd, members, targets)
-    leaders = cupy.unique(targets)
-    rnd.D[leaders] = rnd.P[leaders]
-    rnd.Pold[leaders] = 0
+    lead = cupy.arange(n, dtype=cupy.uint32)
+    lead[members] = targets
+    _merge_state(rnd, members, targets, lead)
     for arr in (rnd.P, rnd.D, rnd.Pold):
         arr[members] = 0
-    t = cupy.arange(n, dtype=cupy.uint32)
-    t[members] = targets
-    g.relink(t[g.rep])
+    g.relink(lead[g.rep])
     # the next round: every representative with a delta pushes it
     nodes = g.nodes
     chg = nodes[rnd.D[nodes] != 0]
