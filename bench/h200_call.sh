@@ -13,8 +13,8 @@
 #   - the numba cache of the cpu backend is filled once (about 70 s, one core), then the cpu
 #     backend solves every corpus program, CPU_JOBS at once, each for at most CPU_TIMEOUT_S;
 #   - the GPU tests (every test marked gpu, tests/test_rules.py's included; the alias and CUDA
-#     programs' gpu assertions with .llvm-extracts), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with
-#     .cuda-ptx; CUDA_S seconds), the paper inputs on the GPU (bench/gpu_paper_inputs.py time),
+#     programs' gpu assertions with .llvm-extracts), the paper inputs on the GPU (bench/gpu_paper_inputs.py
+#     time), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with .cuda-ptx; CUDA_S seconds),
 #     ROUNDS_INPUT's (default git) rounds as they happen for ROUNDS_S seconds (bench/gpu_rounds.py),
 #     the corpus on the GPU one program at a time, each for at most GPU_TIMEOUT_S.
 # STEPS names the steps to run (default all: "tests cuda paper rounds corpus"; the cpu backend
@@ -61,15 +61,15 @@ if want tests; then
         > "$RES/gpu/tests.txt" 2>&1
     tail -2 "$RES/gpu/tests.txt"
 fi
-if want cuda; then
-    el "CUDA kernels"
-    timeout "$CUDA_S" python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
-    tail -2 "$RES/cuda/log.txt"
-fi
 if want paper; then
     el "paper inputs, gpu"
     timeout 90 python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
     tail -1 "$RES/paper/log.txt"
+fi
+if want cuda; then
+    el "CUDA kernels"
+    timeout "$CUDA_S" python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
+    tail -2 "$RES/cuda/log.txt"
 fi
 if want rounds; then
     el "$ROUNDS_INPUT's rounds on the gpu, streamed (cut at ROUNDS_S)"
