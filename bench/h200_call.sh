@@ -32,6 +32,7 @@ CPU_TIMEOUT_S=${CPU_TIMEOUT_S:-300}
 GPU_TIMEOUT_S=${GPU_TIMEOUT_S:-150}
 ROUNDS_S=${ROUNDS_S:-45}
 CUDA_S=${CUDA_S:-200}
+PAPER_S=${PAPER_S:-120}
 ROUNDS_INPUT=${ROUNDS_INPUT:-git}
 STEPS=" ${STEPS:-tests cuda paper rounds corpus} "   # a call may run some: STEPS="tests cuda paper"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
@@ -63,7 +64,7 @@ if want tests; then
 fi
 if want paper; then
     el "paper inputs, gpu"
-    timeout 90 python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
+    timeout "$PAPER_S" python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
     tail -1 "$RES/paper/log.txt"
 fi
 if want cuda; then
