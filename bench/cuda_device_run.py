@@ -365,6 +365,8 @@ def main(argv=None) -> int:
     import cupy
 
     device = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"].decode()
+    out = Path(args.out or os.environ.get("OUT") or ROOT / "bench/results")
+    out.mkdir(parents=True, exist_ok=True)
     rows, differs = [], 0
     for name in names:
         entry = manifest["programs"][name]
@@ -407,9 +409,8 @@ def main(argv=None) -> int:
             row["same_as_unannotated"] = (None if plain not in outputs
                                           else not same(outputs[plain], outputs[row["build"]]))
             differs += row["same_as_unannotated"] is False
-    out = Path(args.out or os.environ.get("OUT") or ROOT / "bench/results")
-    out.mkdir(parents=True, exist_ok=True)
-    write(rows, out, device, manifest, args, argv if argv is not None else sys.argv[1:])
+        # after every program, so that a run cut by its time limit keeps the programs it finished
+        write(rows, out, device, manifest, args, argv if argv is not None else sys.argv[1:])
     return 1 if differs else 0
 
 

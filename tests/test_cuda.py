@@ -313,6 +313,33 @@ def test_device_run_with_a_stand_in_for_cupy(name, tmp_path, monkeypatch):
     assert {c[0] for c in calls} == kernels and len(calls) == per_run * (1 + 4 * 5)
 
 
+def test_device_run_cut_short_keeps_the_programs_it_finished(tmp_path, monkeypatch):
+    """A run stopped during its second program (a time limit) leaves the first program's rows."""
+    if _why_not() is not None:
+        pytest.skip(_why_not())
+    sys.path.insert(0, str(HERE.parent.parent / "bench"))
+    import cuda_device_run
+    import cuda_transforms
+
+    ptx = tmp_path / "ptx"
+    assert cuda_transforms.main(["backprop", "radix", "--out", str(tmp_path / "t"), "--ptx", str(ptx)]) == 0
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy([]))
+    real_run = cuda_device_run.Runner.run
+
+    def run(self, *a, **kw):
+        if self.program == "radix":
+            raise KeyboardInterrupt("the time limit")
+        return real_run(self, *a, **kw)
+
+    monkeypatch.setattr(cuda_device_run.Runner, "run", run)
+    with pytest.raises(KeyboardInterrupt):
+        cuda_device_run.main(["backprop", "radix", "--ptx", str(ptx), "--out", str(tmp_path / "run"),
+                              "--repeat", "1"])
+    import csv
+    table = list(csv.DictReader((tmp_path / "run" / "cuda-device-run.csv").read_text().splitlines()))
+    assert table and {r["program"] for r in table} == {"backprop"}
+
+
 def write_extracts(folder: Path) -> int:
     """Pickle every program's extraction into ``folder`` (for ``$ANDERSEN_LLVM_EXTRACTS``)."""
     import tempfile
