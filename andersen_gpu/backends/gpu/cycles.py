@@ -43,7 +43,9 @@ FIRST_ROUND = 3
 #: times the last pass's milliseconds (so passes take at most about 1/(1+RATIO) of the solve);
 #: the ratio doubles after a pass that merged fewer than MIN_GAIN of the representatives, and
 #: is RATIO again after one that merged more. The solution does not depend on when passes run.
-MIN_ROUNDS_MS = 50.0
+#: Solves of a second or so never pass (the paper inputs: there the passes made the rounds
+#: slower, bench/results/h200-b70449a/FINDINGS.md); the corpus programs' do after 1.5 s.
+MIN_ROUNDS_MS = 1500.0
 RATIO = 2.0
 MIN_GAIN = 0.001
 #: Trimming stops when a sweep removes fewer than this fraction of the edges.
