@@ -20,9 +20,13 @@
 # STEPS names the steps to run (default all: "tests cuda paper rounds corpus"; the cpu backend
 # runs with corpus), so that the work can be split over two calls.
 # A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
-# which is rewritten before each step (a call cut at its limit keeps what had finished). With the
-# defaults a call needs about 10 minutes when git and python3.11 run into GPU_TIMEOUT_S; pass
-# GPU_TIMEOUT_S=60 CPU_TIMEOUT_S=240 for a call that fits in 600 s.
+# which is rewritten before each step (a call cut at its limit keeps what had finished). Everything
+# does not fit in one 600 s call; at b70449a/8efbeae three calls do it:
+#   STEPS="paper rounds corpus" GPU_TIMEOUT_S=45 CPU_TIMEOUT_S=420   (313 s: the cpu backend needs
+#                                                                    238 s for python3.11)
+#   STEPS="tests paper"                                              (about 210 s)
+#   STEPS=cuda CUDA_S=550                                            (with --ncu; not yet run whole)
+# A device call's start and copies count about 200 s of device time beside the command's own.
 # The results carry ANDERSEN_COMMIT (the device's copy of .git may be stale: pass it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
