@@ -210,12 +210,7 @@ def _union_into(rnd: Round, targets: cupy.ndarray, sids: cupy.ndarray,
         c = pool.ctl.get()
         if not c[CTL_OVF]:
             break
-        if int(c[CTL_TOP]) > pool.cap:
-            pool.grow(int(c[CTL_TOP]))
-        if int(c[CTL_NSETS]) >= store.cap:
-            store.grow(int(c[CTL_NSETS]))
-        store.clear_caches()
-        pool.ctl[CTL_OVF] = 0
+        store.make_room(c)
     grown = scratch[:int(c[CTL_NCHG])].copy()
     return grown, rnd.Pn[grown], rnd.Dn[grown]
 

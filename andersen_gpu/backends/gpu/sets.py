@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import cupy
 import numpy as np
 
-from .device import BLOCK, CTL_MEMO_CLAIMS, CTL_NSETS, descriptor, fill_bytes, module, persistent_grid
+from .device import BLOCK, CTL_MEMO_CLAIMS, CTL_NSETS, CTL_OVF, CTL_TOP, descriptor, fill_bytes, module, persistent_grid
 from .pool import ELEM_BYTES, ELEM_WORDS, ElementPool
 
 #: Cache sizes (slots of 16 bytes) are powers of two in [MIN_CACHE_SLOTS, MAX_CACHE_SLOTS].
@@ -156,6 +156,20 @@ class SetStore:
     def caches_full(self, claims: int) -> bool:
         """True when the persistent caches hold so many keys that probes grow long."""
         return claims > (self.update.slots + self.shift.slots) // 4
+
+    def make_room(self, c: np.ndarray) -> None:
+        """After a kernel that interns sets raised CTL_OVF (control block ``c``): grow the pool
+        past ``c[CTL_TOP]`` when it ran out, and the set table when its ids ran out or when
+        nothing else shows full (then the intern table, twice the set table, was); forget the
+        caches (the kernel left aborted entries) and clear the flag, so that it can run again."""
+        grew = False
+        if int(c[CTL_TOP]) > self.pool.cap:
+            self.pool.grow(int(c[CTL_TOP]))
+            grew = True
+        if int(c[CTL_NSETS]) >= self.cap or not grew:
+            self.grow(int(c[CTL_NSETS]))
+        self.clear_caches()
+        self.pool.ctl[CTL_OVF] = 0
 
     def grow(self, nsets: int) -> None:
         """A set table of at least twice the ids in use (``nsets``; sids past the old capacity

@@ -109,12 +109,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
         c = read_ctl()
         if not c[CTL_OVF]:
             break
-        # the sealed copies of the lists, or their set ids, did not fit
-        if int(c[CTL_TOP]) > pool.cap:
-            pool.grow(int(c[CTL_TOP]))
-        if int(c[CTL_NSETS]) >= store.cap:
-            store.grow(int(c[CTL_NSETS]))
-        pool.ctl[CTL_OVF] = 0
+        store.make_room(c)   # the sealed copies of the lists, or their set ids, did not fit
     del heads
     counts = Counts.read(c)
     rnd.advance()
