@@ -32,6 +32,20 @@ Two facts about the program travel with the constraints:
   ``pts(hcd_ptr[i])`` may be merged with ``hcd_target[i]``, because they are
   known to lie in one copy cycle. An optimisation hint only: solving without
   it gives the same solution.
+* ``walk_dst``/``walk_src``/``walk_offset``: *walk geps*, a sixth rule that
+  only the offline preprocessing adds (:func:`andersen_gpu.preprocess.collapse`),
+  never a front end or a dump. ``x = y +w d`` means
+  ``∀z∈pts(y), d <= reach(z): z+d ∈ pts(x)``, where ``reach(z)`` is how many
+  ``+1`` gep steps can be taken from ``z`` one after the other (``0`` when
+  ``obj_size[z] <= 1``, else ``1 + reach(z+1)``): ``d`` such steps in one
+  rule. Where ``p ⊇ p + 1`` holds (a gep of offset 1 whose result is copied
+  back into its pointer: ``for (; *s; s++)``), ``p ⊇ p +w d`` holds for
+  every ``d``, and walks of ``1, 2, 4, ...`` let a solver that works in
+  rounds reach slot ``z + k`` in about log2 k rounds instead of k. The
+  bound is ``walk_size()`` (``reach + 1``), so every backend checks a walk
+  as it checks a gep, ``d < bound(z)``, against a second array. (Plain geps
+  of offset ``d`` are no shortcut: sizes nest, so ``z + 3`` may be a field
+  of ``z`` while no chain of three ``+1`` steps reaches it.)
 """
 
 from __future__ import annotations
@@ -69,6 +83,24 @@ def _as_i32(name: str, values) -> np.ndarray:
     return out
 
 
+def _walk_size(obj_size: np.ndarray) -> np.ndarray:
+    # reach(z) = 1 + reach(z + 1) along each run of slots of size >= 2, 0 at its end: numbered from
+    # the right, the k-th slot of a run has reach k - 1 (numpy only, no per-node loop)
+    size = np.asarray(obj_size)
+    n = len(size)
+    out = np.zeros(n, np.int32)
+    if not n:
+        return out
+    step = size >= 2                                   # a +1 step can leave z
+    idx = np.arange(n, dtype=np.int64)
+    # the first position at or after z where no step is possible (the run's end)
+    stop = np.where(step, n, idx)
+    end = np.minimum.accumulate(stop[::-1])[::-1]
+    reach = end - idx                                  # steps from z to its run's end
+    out[:] = np.where(size > 0, reach + 1, 0)
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class ConstraintSet:
     """A whole program's inclusion constraints, validated on construction.
@@ -90,6 +122,9 @@ class ConstraintSet:
         Offline merges; None means no node was merged.
     hcd_ptr, hcd_target : int32[k]
         The HCD table (may be empty).
+    walk_dst, walk_src, walk_offset : int32[w]
+        Walk geps (see the module docstring; usually empty). Offsets are at
+        least 1. Not part of :attr:`n_constraints` or of any file format.
     names : tuple[str, ...] or None
         A readable name per node (front end), or None.
     locations : tuple[str, ...] or None
@@ -120,6 +155,9 @@ class ConstraintSet:
     offline_rep: np.ndarray | None = None
     hcd_ptr: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     hcd_target: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    walk_dst: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    walk_src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    walk_offset: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     names: tuple[str, ...] | None = None
     locations: tuple[str, ...] | None = None
 
@@ -242,6 +280,17 @@ class ConstraintSet:
             bad = np.flatnonzero((col < 0) | (col >= n))
             if bad.size:
                 raise InputError(f"HCD entry {bad[0]}: node id {col[bad[0]]} outside [0, {n})")
+        m = len(self.walk_dst)
+        if len(self.walk_src) != m or len(self.walk_offset) != m:
+            raise InputError("walk_dst, walk_src and walk_offset differ in length")
+        for col_name in ("walk_dst", "walk_src"):
+            col = getattr(self, col_name)
+            bad = np.flatnonzero((col < 0) | (col >= n))
+            if bad.size:
+                raise InputError(f"walk constraint {bad[0]}: node id {col[bad[0]]} ({col_name}) outside [0, {n})")
+        bad = np.flatnonzero((self.walk_offset < 1) | (self.walk_offset >= max(n, 1)))
+        if bad.size:
+            raise InputError(f"walk constraint {bad[0]}: offset {self.walk_offset[bad[0]]} outside [1, {n})")
         for attr in ("names", "locations"):
             v = getattr(self, attr)
             if v is not None and len(v) != n:
@@ -268,6 +317,14 @@ class ConstraintSet:
     @property
     def n_constraints(self) -> int:
         return sum(self.count(k) for k in EDGE_KINDS)
+
+    def walk_size(self) -> np.ndarray:
+        """int32[n_nodes]: the walk bound, ``reach(z) + 1`` (``0`` where ``obj_size[z] == 0``).
+
+        A walk ``x = y +w d`` adds ``z + d`` exactly when ``d < walk_size()[z]``, as a gep
+        of offset ``o`` adds ``z + o`` when ``o < obj_size[z]`` (see the module docstring).
+        """
+        return _walk_size(self.obj_size)
 
     @property
     def rep(self) -> np.ndarray:

@@ -7,6 +7,8 @@ Members (all plain arrays, readable with ``allow_pickle=False``):
 * ``obj_size``, ``kind`` and the eleven constraint columns of
   :class:`~constraints.model.ConstraintSet`, plus ``hcd_ptr``/``hcd_target``;
 * ``offline_rep``: only when the set carries offline merges;
+* ``walk_dst``/``walk_src``/``walk_offset``: only when the set has walk geps
+  (a preprocessed set; see :mod:`constraints.model`);
 * ``names_blob``/``names_offsets`` and ``locations_blob``/``locations_offsets``:
   only when present; the UTF-8 bytes of all strings back to back, and the
   int64 end offset of each.
@@ -31,6 +33,7 @@ FORMAT_TAG = "andersen-gpu-constraints-1"
 SUFFIX = ".npz"
 _STRING_FIELDS = ("names", "locations")
 _SCALAR_FIELDS = ("n_nodes", "int_to_pointer")
+_OPTIONAL_FIELDS = ("walk_dst", "walk_src", "walk_offset")   # written only when not empty
 
 
 def write_npz(cs: ConstraintSet, path: str | os.PathLike) -> None:
@@ -38,7 +41,7 @@ def write_npz(cs: ConstraintSet, path: str | os.PathLike) -> None:
     members: dict[str, np.ndarray] = {"format": np.array(FORMAT_TAG)}
     for f in fields(cs):
         value = getattr(cs, f.name)
-        if value is None:
+        if value is None or (f.name in _OPTIONAL_FIELDS and not len(value)):
             continue
         if f.name in _SCALAR_FIELDS:
             members[f.name] = np.array(value, np.int64)
@@ -75,7 +78,7 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
                         values[f.name] = unpack_strings(z[f"{f.name}_blob"], z[f"{f.name}_offsets"], src, f.name)
                 elif f.name in z.files:
                     values[f.name] = int(z[f.name]) if f.name in _SCALAR_FIELDS else z[f.name]
-                elif f.name not in ("offline_rep",):
+                elif f.name != "offline_rep" and f.name not in _OPTIONAL_FIELDS:
                     raise InputError(f"member {f.name!r} missing", src)
     except InputError:
         raise

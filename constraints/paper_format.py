@@ -442,7 +442,7 @@ def check_paper_compatible(cs: ConstraintSet, use_hcd: bool = True, target: str 
     """Raise :class:`InputError` if ``cs`` cannot be written in the paper format without changing its meaning.
 
     The format fixes the int-to-pointer object at node 1, bounds gep offsets
-    by 1024, and (without the HCD file) has no place for offline merges.
+    by 1024, has no place for walk geps, and (without the HCD file) none for offline merges.
     Names, locations and the value/field distinction are not representable;
     they do not change the solution and are dropped.
     """
@@ -457,6 +457,8 @@ def check_paper_compatible(cs: ConstraintSet, use_hcd: bool = True, target: str 
     if not use_hcd and (cs.offline_rep is not None and np.any(cs.rep != np.arange(cs.n_nodes))
                         or len(cs.hcd_ptr)):
         raise InputError("this set has offline merges or an HCD table: write it with the HCD file", target)
+    if len(cs.walk_dst):
+        raise InputError("this set has walk geps (made by preprocessing): only the npz format holds them", target)
 
 
 def format_nodes(cs: ConstraintSet) -> Iterable[str]:

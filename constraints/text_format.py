@@ -127,7 +127,14 @@ def _comment_labels(cs: ConstraintSet):
 
 
 def write_text(cs: ConstraintSet, path: str | os.PathLike) -> None:
-    """Write ``cs`` to ``path`` (gzipped when it ends in ``.gz``), atomically."""
+    """Write ``cs`` to ``path`` (gzipped when it ends in ``.gz``), atomically.
+
+    Raises :class:`InputError` for a set with walk geps (made by preprocessing): the text
+    format has no line for them, and only the npz format holds them.
+    """
+    if len(cs.walk_dst):
+        raise InputError("this set has walk geps (made by preprocessing): only the npz format holds them",
+                         str(path))
     with atomic_output(path) as fh:
         fh.writelines(format_text(cs))
 

@@ -7,6 +7,7 @@
 //
 //   Copy     y →c x                    ⟹  P(x) ⊇ ΔP(y)
 //   AddPtr   x = y + o                 ⟹  P(x) ⊇ {z+o : z ∈ ΔP(y), o < size(z)}
+//            x = y +w d (walk)         ⟹  P(x) ⊇ {z+d : z ∈ ΔP(y), d < walk_size(z)}
 //   Load     x = *y,  z ∈ ΔP(y)        ⟹  P(x) ⊇ P(z)        (new edges z →c x: Lfull)
 //            x = *y,  z ∈ Pold(y)      ⟹  P(x) ⊇ ΔP(z)       (old edges: Ldelta)
 //   Store    *x = y,  z ∈ ΔP(x)        ⟹  P(z) ⊇ P(y)        (new edges y →c z)
@@ -34,7 +35,7 @@ struct Graph {
     const u32 *l_ptr, *l_dst;            // load successors: x = *y
     const u32 *s_ptr, *s_val;            // stores by pointer: *x = y gives y in s(x)
     const u32 *v_ptr, *v_ptr_of;         // stores by value: *x = y gives x in v(y)
-    const u32 *rep, *size;
+    const u32 *rep, *size, *walk_size;   // the gep bound and the walk bound per node
     u64 i2p;
 };
 
@@ -113,6 +114,9 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
     return su_finish(p, s, u);
 }
 
+// An offset in g_off with this bit is a walk gep x = y +w d (d = the other bits), bound walk_size.
+#define WALK 0x80000000u
+
 // {z+o : z ∈ set sid, o < size(z)}, interned; NIL when the pool or set table is full.
 // `sh` is this warp's 64 words of shared memory, `hd` its list-head slot.
 __device__ u32 shift(Pool& p, SetStore& s, u32 sid, u32 o, const u32* __restrict__ size, u32* sh,
@@ -170,7 +174,8 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
         const u32 x = g.g_dst[j], o = g.g_off[j];
         u32 r = memoized(shift_memo, (u64)d << 32 | o, ctl, [&] {
             PROF_T0(t0);
-            u32 out = shift(p, s, d, o, g.size, sh, hd);
+            u32 out = (o & WALK) ? shift(p, s, d, o & ~WALK, g.walk_size, sh, hd)
+                                 : shift(p, s, d, o, g.size, sh, hd);
             PROF_ADD(ctl, PF_SHIFT, t0);
             return out;
         });

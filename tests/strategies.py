@@ -16,12 +16,17 @@ from constraints.model import ConstraintSet, NodeKind
 @st.composite
 def constraint_sets(draw, max_nodes: int = 24, max_constraints: int = 40,
                     with_i2p: bool | None = None, with_merges: bool | None = None,
-                    with_names: bool = False) -> ConstraintSet:
+                    with_names: bool = False, gep_cycles: bool | None = None,
+                    with_walks: bool = False) -> ConstraintSet:
     """A valid random :class:`ConstraintSet`.
 
     Objects are laid out first with random sizes (fields follow their object),
     the rest are values. Gep offsets range up to one past the largest object,
-    so some apply and some do not.
+    so some apply and some do not. ``gep_cycles`` (None: drawn) adds ``+1``
+    gep cycles, ``p = p + 1`` or ``x = p + 1; p = x``, which preprocessing
+    gives walk geps; ``with_walks`` adds walk geps of its own (any pointer,
+    any offset: not implied, so a backend must apply the rule itself; no file
+    format but npz holds them).
     """
     n = draw(st.integers(1, max_nodes))
     sizes = np.zeros(n, np.int64)
@@ -52,7 +57,19 @@ def constraint_sets(draw, max_nodes: int = 24, max_constraints: int = 40,
             cols[k].append((draw(node), draw(node), draw(st.integers(0, min(max_off, n - 1)))))
         else:
             cols[k].append((draw(node), draw(node)))
+    if (draw(st.booleans()) if gep_cycles is None else gep_cycles) and n > 1:
+        for _ in range(draw(st.integers(1, 3))):
+            p = draw(node)
+            if draw(st.booleans()):
+                cols["gep"].append((p, p, 1))
+            else:
+                x = draw(node)
+                cols["gep"].append((x, p, 1))
+                cols["copy"].append((p, x))
     extra = {}
+    if with_walks and n > 1:
+        walks = draw(st.lists(st.tuples(node, node, st.integers(1, n - 1)), min_size=1, max_size=6))
+        extra["walk_dst"], extra["walk_src"], extra["walk_offset"] = (np.array(c, np.int64) for c in zip(*walks))
     use_i2p = draw(st.booleans()) if with_i2p is None else with_i2p
     if use_i2p:
         extra["int_to_pointer"] = draw(node)

@@ -31,6 +31,16 @@ def test_matches_reference(cs):
     _assert_same(cs)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=80, max_constraints=120, with_walks=True))
+def test_walk_geps_match_reference(cs):
+    # walk geps of any pointer and offset (not implied): ids past 64 cross the words of the
+    # walk masks; serial and multi-core, with and without the offline collapse
+    _assert_same(cs)
+    _assert_same(cs, preprocess=False)
+    _assert_same(cs, threads=2)
+
+
 @pytest.mark.slow
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets())

@@ -79,6 +79,23 @@ def test_paper_format_round_trip(cs: ConstraintSet, gz: bool) -> None:
         assert io.load(nodes) == cs
 
 
+def test_walk_geps_only_in_npz(tmp_path: Path) -> None:
+    # a preprocessed set's walk geps: npz keeps them, the text and paper formats refuse the set
+    # (they have no line for them) rather than write a set with a different solution
+    cs = ConstraintSet.from_lists(4, obj_size={1: 1, 2: 2}, addr=[(0, 2)], int_to_pointer=1,
+                                  walk_dst=[3], walk_src=[0], walk_offset=[1])
+    io.save(cs, tmp_path / "w.npz")
+    assert io.load(tmp_path / "w.npz") == cs
+    for name in ("w.acs", "B_nodes.txt"):
+        with pytest.raises(InputError, match="walk geps"):
+            io.save(cs, tmp_path / name)
+        assert not (tmp_path / name).exists()
+    # a set without walks writes no walk members (older readers and dumps agree)
+    plain = cs.replace(walk_dst=[], walk_src=[], walk_offset=[])
+    npz_format.write_npz(plain, tmp_path / "p.npz")
+    assert not any(k.startswith("walk") for k in np.load(tmp_path / "p.npz").files)
+
+
 def test_paper_writer_without_hcd_file(tmp_path: Path) -> None:
     cs = ConstraintSet.from_lists(4, obj_size={2: 2}, addr=[(0, 2)], gep=[(3, 0, 1)], int_to_pointer=1)
     written = paper_format.write_paper(cs, tmp_path / "q_nodes.txt", use_hcd=False)

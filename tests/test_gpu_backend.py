@@ -45,6 +45,15 @@ def test_random_sets_match_reference(cs):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=60, max_constraints=120, with_walks=True))
+def test_random_walk_geps_match_reference(cs):
+    # walk geps of any pointer and offset (not implied): the kernel's walk bound against the
+    # reference's rule, with and without the offline collapse and the pointee order
+    assert_same(cs)
+    assert_same(cs, pointee_order=False, preprocess=False)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=60, max_constraints=120, with_i2p=True, with_merges=True))
 def test_random_sets_pool_compaction(cs):
     # a one-element pool: the initial lists grow it, and every round that runs out of pool

@@ -40,6 +40,11 @@ def test_from_lists_builds_int32_columns() -> None:
     (lambda: ConstraintSet.from_lists(3, hcd_ptr=[0], hcd_target=[]), "hcd_ptr and hcd_target differ"),
     (lambda: ConstraintSet.from_lists(3, hcd_ptr=[5], hcd_target=[0]), "HCD entry 0: node id 5"),
     (lambda: ConstraintSet.from_lists(3, names=["a", "b"]), "names has 2 entries, expected 3"),
+    (lambda: ConstraintSet.from_lists(3, walk_dst=[0], walk_src=[1], walk_offset=[0]),
+     "walk constraint 0: offset 0 outside [1, 3)"),
+    (lambda: ConstraintSet.from_lists(3, walk_dst=[0], walk_src=[3], walk_offset=[1]),
+     "walk constraint 0: node id 3 (walk_src) outside [0, 3)"),
+    (lambda: ConstraintSet.from_lists(3, walk_dst=[0], walk_src=[], walk_offset=[1]), "differ in length"),
     (lambda: ConstraintSet.from_lists(3, obj_size={7: 1}), "obj_size names node 7"),
     (lambda: _small().replace(copy_dst=np.array([0.5])), "copy_dst must hold integers"),
 ])
@@ -57,10 +62,20 @@ def test_equality_covers_every_field() -> None:
     assert cs != cs.replace(gep_offset=[0])
     assert cs != cs.replace(int_to_pointer=5)
     assert cs != cs.replace(hcd_ptr=[0], hcd_target=[1])
+    assert cs != cs.replace(walk_dst=[0], walk_src=[0], walk_offset=[1])
     assert cs != cs.replace(locations=[""] * 6)
     # no merges and identity merges are the same set
     assert cs == cs.replace(offline_rep=np.arange(6))
     assert cs != cs.replace(offline_rep=[0, 0, 2, 3, 4, 5])
+
+
+def test_walk_size_counts_plus_one_steps() -> None:
+    # o at 0: sizes 6, 1, 3, 2, 1, 1 (slot 2 starts a nested struct of three); p at 6 of sizes 4, 3, 2, 1;
+    # a value (size 0) has bound 0. reach: 0 -> 1 stops (size 1): 1; 2 -> 3 -> 4: 2; 6 -> 7 -> 8 -> 9: 3
+    sizes = [6, 1, 3, 2, 1, 1, 4, 3, 2, 1, 0]
+    cs = ConstraintSet.from_lists(11, obj_size=sizes)
+    assert cs.walk_size().tolist() == [2, 1, 3, 2, 1, 1, 4, 3, 2, 1, 0]
+    assert ConstraintSet.from_lists(0).walk_size().tolist() == []
 
 
 def test_replace_validates_again() -> None:

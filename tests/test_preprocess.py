@@ -97,6 +97,51 @@ def test_hu_merges_equal_unions_that_hvn_keeps_apart():
     assert out.rep[c] == out.rep[d]
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(gep_cycles=True))
+def test_walk_geps_keep_least_solution(cs):
+    # every set has +1 gep cycles: the walks collapse adds must be implied (the reference
+    # solves the collapsed set with its own walk rule)
+    _check_same_solution(cs)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(with_walks=True))
+def test_collapse_of_a_set_with_walks_keeps_least_solution(cs):
+    # walks already there: HVN keys them apart from geps and loads, apply_rep maps them
+    _check_same_solution(cs)
+
+
+def test_walk_geps_on_plus_one_cycles_only():
+    # o at 6: slots 6-9 of sizes 4, 3, 2, 1 (longest walk 3: walks of 1 and 2).
+    # 0 = 0 + 1 (self); 2 = 1 + 1, 1 = 2 (back-copy); 4 = 3 + 1, 5 = 4 (the copy goes elsewhere);
+    # 5 = 5 + 2 (offset 2: not a walk of +1 steps)
+    cs = ConstraintSet.from_lists(10, obj_size={6: 4, 7: 3, 8: 2, 9: 1},
+                                  addr=[(0, 6), (1, 6), (3, 6), (5, 6)],
+                                  gep=[(0, 0, 1), (2, 1, 1), (4, 3, 1), (5, 5, 2)], copy=[(1, 2), (5, 4)])
+    out, stats = collapse(cs, hvn=False)
+    got = sorted(zip(out.walk_dst.tolist(), out.walk_src.tolist(), out.walk_offset.tolist()))
+    assert got == [(0, 0, 1), (0, 0, 2), (1, 1, 1), (1, 1, 2)]
+    assert (stats.walk_cycles, stats.walks) == (2, 4)
+    assert reference.solve(out) == reference.solve(cs)
+    assert collapse(cs, hvn=False, walks=False)[0].walk_dst.size == 0
+    # no object with a walk of two steps: nothing to gain, nothing added
+    flat = ConstraintSet.from_lists(4, obj_size={2: 2}, addr=[(0, 2)], gep=[(0, 0, 1)])
+    assert collapse(flat)[0].walk_dst.size == 0
+
+
+def test_hvn_keys_walks_apart_from_geps():
+    # o at 3: slots of sizes 4, 1, 2, 1. x = p + 2 is {5}; y = p +w 2 is empty (slot 4 ends the walk):
+    # keyed alike (the same pointer label and number), they would share a label and a set
+    cs = ConstraintSet.from_lists(8, obj_size={3: 4, 4: 1, 5: 2, 6: 1}, addr=[(0, 3)], gep=[(1, 0, 2)],
+                                  walk_dst=[7], walk_src=[0], walk_offset=[2])
+    labels = hvn_labels(cs)
+    assert labels[1] != labels[7]
+    out = _check_same_solution(cs)
+    sol = reference.solve(out)
+    assert sol.points_to(1).tolist() == [5] and sol.points_to(7).size == 0
+
+
 def test_apply_rep_refuses_a_table_that_is_not_a_fixpoint():
     cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
     with pytest.raises(ValueError, match="fixpoint"):

@@ -102,6 +102,20 @@ CASES = [
     Case("hcd-table-hint", 4, {0: {2}, 1: {3}, 2: {3}}, sizes={2: 1, 3: 1},
          addr=[(0, 2), (1, 3)], store=[(0, 1)], load=[(1, 0)],
          extra={"hcd_ptr": [0], "hcd_target": [1]}),
+    # walk geps (x = p +w d: d steps of +1, each from a slot of two or more): o at 2 has slots 2-5,
+    # slot 3 of size 1 ends every walk from 2 after one step, although 2 + 2 (= 4) is a field of o
+    Case("walk-stops-at-a-one-slot-field", 6, {0: {2}, 1: {3}}, sizes={2: 4, 3: 1, 4: 2, 5: 1},
+         addr=[(0, 2)], extra={"walk_dst": [1, 1], "walk_src": [0, 0], "walk_offset": [1, 2]}),
+    # slots of sizes 4, 3, 2, 1: walks of 2 and 3 from 2 reach 4 and 5; a walk from a field (3) too
+    Case("walk-through-nested-slots", 7, {0: {2, 3}, 1: {4, 5}, 6: {5}}, sizes={2: 4, 3: 3, 4: 2, 5: 1},
+         addr=[(0, 2), (0, 3)], extra={"walk_dst": [1, 1, 6], "walk_src": [0, 0, 0], "walk_offset": [2, 3, 3]}),
+    # p = &a; p = &b; q = p + 1; p = q (the loop of `for (; *p; p++)`, which preprocessing gives
+    # walks): a (2-3) has two slots, b (4-7) four nested ones; p gets every slot a +1 chain reaches
+    Case("gep-cycle-through-a-copy", 8, {0: {2, 3, 4, 5, 6, 7}, 1: {3, 5, 6, 7}},
+         sizes={2: 2, 3: 1, 4: 4, 5: 3, 6: 2, 7: 1}, addr=[(0, 2), (0, 4)], gep=[(1, 0, 1)], copy=[(0, 1)]),
+    # p = p + 1 on b (4-7) whose slot 5 has size 1: the chain stops there, slots 6 and 7 stay out
+    Case("gep-self-cycle-stops-at-a-one-slot-field", 8, {0: {4, 5}, 1: {6}},
+         sizes={4: 4, 5: 1, 6: 2, 7: 1}, addr=[(0, 4)], gep=[(0, 0, 1), (1, 0, 2)]),
     # a copy cycle, a gep on a field of size 0 (nothing), a store/load through a
     # field, and a load through {o, int-to-pointer} that only reads o
     Case("ten-node-mix", 10, {0: {4, 9}, 1: {4, 9}, 2: {5}, 3: {9}, 5: {9}, 6: {9}, 9: {4}},

@@ -506,13 +506,15 @@ def _schedule(wq, heap, hn, pos, at, later, nl):
 
 
 @njit(cache=True, nogil=True)  # nogil: run off the main thread, interruptibly (andersen_gpu.interrupt)
-def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
-               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off,
+def solve_core(n, rep, obj_size, walk_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
+               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off, gep_walk,
                hcd_ptr, hcd_target):
     """Least solution on representatives.
 
     Parameters are the constraint columns (int64) with pointer-side ids already
-    mapped through ``rep``. Returns ``(parent, pts, table, visits, rounds,
+    mapped through ``rep``; the gep columns hold the walk geps too, flagged in
+    ``gep_walk`` (bool), whose bound is ``walk_size`` (``ConstraintSet.walk_size``)
+    where a gep's is ``obj_size``. Returns ``(parent, pts, table, visits, rounds,
     merged_scc, merged_hcd, ctr)``: the set of node v is set ``pts[find(parent,
     v)]`` of ``table`` (a :class:`._cpu_sets.SetTable`); ``ctr`` as :data:`COUNTER_NAMES`.
     """
@@ -521,6 +523,7 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     t = sets.new_table(n)
     gbuf = np.empty(2 * (n // 64 + 2), np.uint64)     # room for any set of node ids
     gmask = _gep_masks(n, obj_size)
+    wmask = _gep_masks(n, walk_size) if gep_walk.any() else np.zeros((1, 1), np.uint64)   # read by walks only
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
     d1buf = np.empty(2 * (n // 64 + 2), np.uint64)
     d64buf = np.empty(2 * (n // 64 + 2), np.uint64)
@@ -742,7 +745,9 @@ def solve_core(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
                 d64 = _masked(d1buf, d1, gmask[63], d64buf)
             while c >= 0:
                 o = gep_off[c]
-                if o == 0:
+                if gep_walk[c]:     # x = y +w o: the same shift against the walk bound
+                    gl = _shifted(d1buf, d1, o, walk_size, wmask, gbuf)
+                elif o == 0:
                     gl = _shifted(Dw, dl, o, obj_size, gmask, gbuf)
                 elif o < 64:
                     gl = _shifted(d1buf, d1, o, obj_size, gmask, gbuf)

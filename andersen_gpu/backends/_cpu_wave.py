@@ -327,8 +327,8 @@ def _add_pred(t, s, pre, prl, fre, frl):
 
 
 @njit(cache=True)
-def _into_target(x, items, lo, hi, n_load, parent, i2p, obj_size, gmask, load_src, gep_src, gep_off,
-                 pts, plen, dlt, dlen, D, Dl, lin, llen, pre, prl, fre, frl, buf, gbuf):
+def _into_target(x, items, lo, hi, n_load, parent, i2p, obj_size, gmask, walk_size, wmask, load_src, gep_src,
+                 gep_off, gep_walk, pts, plen, dlt, dlen, D, Dl, lin, llen, pre, prl, fre, frl, buf, gbuf):
     """Step 5 for the loads and geps whose destination is ``x`` (items ``lo..hi``). Returns new edges."""
     new = 0
     for j in range(lo, hi):
@@ -354,7 +354,10 @@ def _into_target(x, items, lo, hi, n_load, parent, i2p, obj_size, gmask, load_sr
             y = find_ro(parent, gep_src[c])
             if Dl[y] == 0:
                 continue
-            gl = _shifted(D[y], Dl[y], gep_off[c], obj_size, gmask, gbuf)
+            if gep_walk[c]:     # x = y +w o: the same shift against the walk bound
+                gl = _shifted(D[y], Dl[y], gep_off[c], walk_size, wmask, gbuf)
+            else:
+                gl = _shifted(D[y], Dl[y], gep_off[c], obj_size, gmask, gbuf)
             if gl > 0:
                 d, dl = _take(x, gbuf, gl, pts, plen, dlt[x], dlen[x], buf)
                 dlt[x] = d
@@ -394,7 +397,8 @@ def _from_owner(y, items, lo, hi, parent, i2p, store_dst, D, Dl, sto, stl, out, 
 
 @njit(parallel=True, cache=True)
 def _apply_complex(tg_ptr, tg_node, tg_item, ow_ptr, ow_node, ow_item, n_load, parent, i2p, obj_size, gmask,
-                   load_src, gep_src, gep_off, store_dst, pts, plen, dlt, dlen, D, Dl, lin, llen, sto, stl,
+                   walk_size, wmask, load_src, gep_src, gep_off, gep_walk, store_dst, pts, plen, dlt, dlen, D, Dl,
+                   lin, llen, sto, stl,
                    pre, prl, fre, frl, outs, scratch, gscratch):
     """Step 5 in parallel: slots ``< len(tg_node)`` are load/gep targets, the rest store owners.
 
@@ -406,7 +410,8 @@ def _apply_complex(tg_ptr, tg_node, tg_item, ow_ptr, ow_node, ow_item, n_load, p
         tid = get_thread_id()
         if s < n_tg:
             new += _into_target(tg_node[s], tg_item, tg_ptr[s], tg_ptr[s + 1], n_load, parent, i2p, obj_size,
-                                gmask, load_src, gep_src, gep_off, pts, plen, dlt, dlen, D, Dl, lin, llen,
+                                gmask, walk_size, wmask, load_src, gep_src, gep_off, gep_walk, pts, plen, dlt, dlen,
+                                D, Dl, lin, llen,
                                 pre, prl, fre, frl, scratch[tid], gscratch[tid])
         else:
             i = s - n_tg
@@ -601,8 +606,8 @@ def _gather_store_edges(ow_node, outs, n):
 
 
 @njit(cache=True, nogil=True)  # nogil: run off the main thread, interruptibly (andersen_gpu.interrupt)
-def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
-               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off,
+def solve_wave(n, rep, obj_size, walk_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
+               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off, gep_walk,
                hcd_ptr, hcd_target, n_threads):
     """Least solution on representatives, in parallel rounds (see the module docstring).
 
@@ -619,6 +624,7 @@ def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
     scratch = np.empty((n_threads, words), np.uint64)
     gscratch = np.empty((n_threads, words), np.uint64)
     gmask = _gep_masks(n, obj_size)
+    wmask = _gep_masks(n, walk_size) if gep_walk.any() else np.zeros((1, 1), np.uint64)   # read by walks only
     empty = np.empty(0, np.uint64)
     pts = empty_sets(n, empty)
     dlt = empty_sets(n, empty)
@@ -743,7 +749,8 @@ def solve_wave(n, rep, obj_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
         t = _tick(ms, T_HCD, t)
         # 5. loads, geps and stores on this round's deltas
         ctr[W_NEW_EDGES] += _apply_complex(tg_ptr, tg_node, tg_item, ow_ptr, ow_node, ow_item, n_load, parent, i2p,
-                                           obj_size, gmask, load_src, gep_src, gep_off, store_dst, pts, plen, dlt,
+                                           obj_size, gmask, walk_size, wmask, load_src, gep_src, gep_off, gep_walk,
+                                           store_dst, pts, plen, dlt,
                                            dlen, D, Dl, lin, llen, sto, stl, pre, prl, fre, frl, outs, scratch,
                                            gscratch)
         t = _tick(ms, T_COMPLEX, t)

@@ -115,10 +115,14 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         work = apply_rep(cs, cs.rep)
     hp, ht = (work.hcd_ptr, work.hcd_target) if hcd else (np.zeros(0, np.int32),) * 2
     t1 = time.perf_counter()
-    columns = (work.n_nodes, _i64(work.rep), _i64(work.obj_size), int(work.int_to_pointer),
+    # walk geps ride in the gep columns, flagged: the rule is the gep's against the walk bound
+    walk = np.zeros(len(work.gep_dst) + len(work.walk_dst), np.bool_)
+    walk[len(work.gep_dst):] = True
+    columns = (work.n_nodes, _i64(work.rep), _i64(work.obj_size), _i64(work.walk_size()), int(work.int_to_pointer),
                _i64(work.addr_dst), _i64(work.addr_src), _i64(work.copy_dst), _i64(work.copy_src),
                _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
-               _i64(work.gep_dst), _i64(work.gep_src), _i64(work.gep_offset), _i64(hp), _i64(ht))
+               _i64(np.concatenate((work.gep_dst, work.walk_dst))), _i64(np.concatenate((work.gep_src, work.walk_src))),
+               _i64(np.concatenate((work.gep_offset, work.walk_offset))), walk, _i64(hp), _i64(ht))
     if threads == 1:
         parent, pts, table, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(*columns)
         t2 = time.perf_counter()

@@ -28,12 +28,14 @@ class _State:
         self.cs = cs
         self.rep = cs.rep.tolist()
         self.size = cs.obj_size.tolist()
+        self.walk_size = cs.walk_size().tolist()
         self.i2p = cs.int_to_pointer
         self.pts: dict[int, set[int]] = defaultdict(set)
         self.copy_succ: dict[int, set[int]] = defaultdict(set)   # y -> {x}: pts(y) ⊆ pts(x)
         self.loads: dict[int, list[int]] = defaultdict(list)     # y -> [x]: x = *y
         self.stores: dict[int, list[int]] = defaultdict(list)    # x -> [y]: *x = y
         self.geps: dict[int, list[tuple[int, int]]] = defaultdict(list)  # y -> [(x, o)]: x = y + o
+        self.walks: dict[int, list[tuple[int, int]]] = defaultdict(list)  # y -> [(x, d)]: x = y +w d
         self.done: dict[int, set[int]] = defaultdict(set)        # part of pts(v) already propagated
         self.worklist: list[int] = []
         self.queued: set[int] = set()
@@ -87,6 +89,16 @@ def _rule_gep(st: _State, y: int, z: int) -> None:
                 st.push(x)
 
 
+def _rule_walk(st: _State, y: int, z: int) -> None:
+    """``y --walk,d--> x``, ``z ∈ pts(y)``, ``d < walk_size(z)``  ⟹  ``z+d ∈ pts(x)``."""
+    for x, d in st.walks.get(y, ()):
+        if d < st.walk_size[z]:
+            target = st.pts[x]
+            if z + d not in target:
+                target.add(z + d)
+                st.push(x)
+
+
 def _rule_copy(st: _State, y: int, src: set[int]) -> None:
     """``y --copy--> x``  ⟹  ``pts(y) ⊆ pts(x)`` (``src``: what y gained since last time)."""
     for x in list(st.copy_succ.get(y, ())):
@@ -109,6 +121,8 @@ def solve(cs: ConstraintSet) -> Solution:
         st.stores[rep[x]].append(rep[y])
     for x, y, o in zip(cs.gep_dst.tolist(), cs.gep_src.tolist(), cs.gep_offset.tolist()):
         st.geps[rep[y]].append((rep[x], o))
+    for x, y, d in zip(cs.walk_dst.tolist(), cs.walk_src.tolist(), cs.walk_offset.tolist()):
+        st.walks[rep[y]].append((rep[x], d))
     for x, y in zip(cs.addr_dst.tolist(), cs.addr_src.tolist()):
         _add_addr(st, rep[x], y)
 
@@ -124,6 +138,7 @@ def solve(cs: ConstraintSet) -> Solution:
             _rule_load(st, v, z)
             _rule_store(st, v, z)
             _rule_gep(st, v, z)
+            _rule_walk(st, v, z)
         _rule_copy(st, v, delta)
 
     n = cs.n_nodes

@@ -12,7 +12,8 @@ A node's label is derived from what can flow into it:
 * ``x = *y``           contributes ``L(label(y))``: equal labels are equal sets,
   so every load through a node of that label reads the same set (nothing at
   all when label(y) is 0);
-* ``x = y + o``        contributes ``G(label(y), o)``, for the same reason;
+* ``x = y + o``        contributes ``G(label(y), o)``, for the same reason (a walk
+  gep ``x = y +w d`` its own key ``W(label(y), d)``);
 * x may be written by a store (it is, or is the representative of, a node
   that can appear in a points-to set): a label ``I(x)`` of its own.
 
@@ -155,20 +156,38 @@ def label_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, max_passes:
     """
     n = cs.n_nodes
     rep = np.ascontiguousarray(rep, np.int32)
+    gep_dst, gep_src, gep_key = _reads_by_offset(cs)
     crep, ind, cid, ids, k, n_copy, e_src, e_dst = _compact(
         n, rep, np.ascontiguousarray(cap, np.bool_), cs.copy_src, cs.copy_dst, cs.addr_dst,
-        cs.load_dst, cs.load_src, cs.gep_dst, cs.gep_src)
+        cs.load_dst, cs.load_src, gep_dst, gep_src)
     order = _dep_order(k, n_copy, e_src, e_dst)
     if len(order) < k:
         return rep.copy(), -1, False, 0, -1
     node_of, *graph = _graph(n, k, crep, ind, cid, ids, order, n_copy, e_src, e_dst, cs.addr_dst, cs.addr_src,
-                             cs.gep_offset)
+                             gep_key)
     n_load = len(cs.load_dst)
     # cid is not read after _graph (_graph marked the touched nodes in ind): _passes reuses it
-    uf, empty_node, passes = _passes(n, k, n_copy, n_load, e_dst, cs.gep_offset, *graph, cid,
+    uf, empty_node, passes = _passes(n, k, n_copy, n_load, e_dst, gep_key, *graph, cid,
                                      max(int(max_passes), 1), bool(hu), HU_MAX_EXPANSION)
     table, empty, reps = _table(n, k, crep, ind, node_of, uf, empty_node)
     return table, empty, True, passes, reps
+
+
+def _reads_by_offset(cs: ConstraintSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The geps and walk geps of ``cs`` as one list of reads ``(dst, src, key)``.
+
+    A gep of offset ``o`` is keyed ``G(label, o)`` (``key = o >= 0``), a walk of ``d``
+    ``key = -(d + 1) <= -2`` (a load is ``-1``): reads with equal keys through pointers of
+    equal labels give equal sets, and no two kinds share a key. Without walks, the gep
+    columns themselves (no copy).
+    """
+    if not len(cs.walk_dst):
+        return cs.gep_dst, cs.gep_src, cs.gep_offset
+    out = (np.concatenate((cs.gep_dst, cs.walk_dst)), np.concatenate((cs.gep_src, cs.walk_src)),
+           np.concatenate((cs.gep_offset, -(cs.walk_offset.astype(np.int32) + 1))))
+    for col in out:
+        col.setflags(write=False)     # the types the compiled passes see for the gep columns
+    return out
 
 
 # ----------------------------------------------------------------- compiled core

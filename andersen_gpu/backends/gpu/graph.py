@@ -9,7 +9,7 @@ every list is keyed by the node whose set the rule reads:
 list                  row              entries
 ====================  ===============  =====================================
 ``c_ptr, c_dst``      y                x for x = y (copy successors)
-``g_ptr, g_dst, g_off`` y              (x, o) for x = y + o
+``g_ptr, g_dst, g_off`` y              (x, o) for x = y + o, and (x, d | WALK) for x = y +w d
 ``l_ptr, l_dst``      y                x for x = *y
 ``s_ptr, s_val``      x                y for *x = y (stores by pointer)
 ``v_ptr, v_ptr_of``   y                x for *x = y (stores by value)
@@ -30,6 +30,9 @@ from constraints.model import ConstraintSet
 
 from .device import BLOCK, blocks_for, descriptor, module
 from .sort import sort_keys
+
+#: The flag of a walk gep's offset in ``g_off`` (``WALK`` in kernels_cu/emit.cu).
+WALK = 0x80000000
 
 
 def _u32(a: np.ndarray) -> cupy.ndarray:
@@ -80,11 +83,12 @@ class DeviceGraph:
     i2p : int                 the int-to-pointer id (renumbered), or 0xFFFFFFFF
     rep : uint32[n]           representative of every node (a fixpoint)
     size : uint32[n]          object sizes (the gep bound)
+    walk_size : uint32[n]     the walk bound (``ConstraintSet.walk_size``)
     nodes : uint32[k]         the representatives, ascending
     load_ptrs : uint32[q]     the representatives with a load successor
     perm, inverse             new id of every constraint-set node and its inverse (uint32[n]),
                               or None when the graph keeps the constraint set's ids
-    desc : uint64[14]         the ``Graph`` struct of kernels_cu/emit.cu
+    desc : uint64[15]         the ``Graph`` struct of kernels_cu/emit.cu
     """
 
     def __init__(self, cs: ConstraintSet, perm: np.ndarray | None = None):
@@ -99,10 +103,14 @@ class DeviceGraph:
         self.i2p = 0xFFFFFFFF if i2p < 0 else (int(perm[i2p]) if self.perm is not None else int(i2p))
         size = self._by_id(_u32(cs.obj_size)) if n else cupy.zeros(1, cupy.uint32)
         self.size = size
+        self.walk_size = self._by_id(_u32(cs.walk_size())) if n else cupy.zeros(1, cupy.uint32)
         # the constraint columns (renumbered ids): the lists are rebuilt from them when the
         # representatives change (:meth:`relink`)
         self._copy = (ids(cs.copy_src), ids(cs.copy_dst))
-        self._gep = (ids(cs.gep_src), ids(cs.gep_dst), _u32(cs.gep_offset))
+        # walk geps share the gep lists, their offsets flagged with WALK (kernels_cu/emit.cu)
+        walk_off = cs.walk_offset.astype(np.uint32) | np.uint32(WALK)
+        self._gep = (ids(np.concatenate((cs.gep_src, cs.walk_src))), ids(np.concatenate((cs.gep_dst, cs.walk_dst))),
+                     _u32(np.concatenate((cs.gep_offset.astype(np.uint32), walk_off))))
         self._load = (ids(cs.load_src), ids(cs.load_dst))
         self._store = (ids(cs.store_dst), ids(cs.store_src))
         self._addr = (ids(cs.addr_dst), ids(cs.addr_src))
@@ -123,7 +131,7 @@ class DeviceGraph:
         self.load_ptrs = cupy.flatnonzero(self.degree(self.l_ptr)).astype(cupy.uint32)
         self.desc = descriptor(self.c_ptr, self.c_dst, self.g_ptr, self.g_dst, self.g_off,
                                self.l_ptr, self.l_dst, self.s_ptr, self.s_val, self.v_ptr,
-                               self.v_ptr_of, self.rep, self.size, self.i2p)
+                               self.v_ptr_of, self.rep, self.size, self.walk_size, self.i2p)
 
     def degree(self, ptr: cupy.ndarray) -> cupy.ndarray:
         """uint32[n]: the row lengths of the list with row pointers ``ptr``."""

@@ -14,6 +14,10 @@ class GpuOptions:
     preprocess : bool
         Collapse the constraint set offline first (``andersen_gpu.preprocess.collapse``:
         copy cycles and pointer-equivalent variables; same solution, fewer nodes).
+    walk_geps : bool
+        With ``preprocess``: give the pointers of ``+1`` gep cycles (``for (; *s; s++)``)
+        walk geps, so that a chain of k slots takes about log2 k rounds, not 2k
+        (:func:`andersen_gpu.preprocess.collapse.walk_geps`; same solution).
     pointee_order : bool
         Renumber the nodes so that the pointees of the large sets are numbered together
         (``andersen_gpu.preprocess.order``): a set costs every kernel its number of 960-bit
@@ -37,6 +41,7 @@ class GpuOptions:
     """
 
     preprocess: bool = True
+    walk_geps: bool = True
     pointee_order: bool = True
     capacity: int | None = None
     online_cycles: bool = True

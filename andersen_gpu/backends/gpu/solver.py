@@ -67,8 +67,9 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
     if opt.preprocess:
         from andersen_gpu.preprocess import collapse
         t_pre = time.perf_counter()
-        cs, _ = collapse(cs)
+        cs, pstats = collapse(cs, walks=opt.walk_geps)
         notes["preprocess_ms"] = round((time.perf_counter() - t_pre) * 1e3, 3)
+        notes["walk geps (cycles, added)"] = f"{pstats.walk_cycles:,}, {pstats.walks:,}"
     order = order_job.result() if order_job is not None else None
     if order is not None:
         notes["pointee_order_ms"] = round(order.ms, 3)
@@ -86,7 +87,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
     pool = ElementPool(min_cap)
     n_loads = int(g.load_ptrs.size)
     store = SetStore(pool, capacity=2 * g.n_work, update_slots=4 * g.n_work,
-                     shift_slots=2 * int(cs.gep_dst.size), image_slots=4 * n_loads)
+                     shift_slots=2 * int(cs.gep_dst.size + cs.walk_dst.size), image_slots=4 * n_loads)
     timer = Timer(opt.timing)
     rnd = Round(g, pool, store, timer, table_slots=4 * int(cs.store_dst.size))
     t_graph = time.perf_counter()
