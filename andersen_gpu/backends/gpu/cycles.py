@@ -137,9 +137,13 @@ def _graph(g, P: cupy.ndarray, store) -> tuple[cupy.ndarray, cupy.ndarray, int]:
 def _trim(src: cupy.ndarray, dst: cupy.ndarray, nv: int) -> tuple[cupy.ndarray, cupy.ndarray]:
     """Drop the edges of nodes with no in- or no out-edge (they are in no cycle), sweep by sweep."""
     while src.size:
-        indeg = cupy.bincount(dst, minlength=nv)
-        outdeg = cupy.bincount(src, minlength=nv)
-        live = (indeg > 0) & (outdeg > 0)
+        # flags by scatter, not degrees by bincount: a pointee in many distinct sets is the tail of
+        # millions of edges, and counting them serialises on its atomic (seconds a sweep)
+        has_in = cupy.zeros(nv, cupy.bool_)
+        has_out = cupy.zeros(nv, cupy.bool_)
+        has_in[dst] = True
+        has_out[src] = True
+        live = has_in & has_out
         keep = live[src] & live[dst]
         kept = int(keep.sum())
         dropped = int(src.size) - kept
