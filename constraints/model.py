@@ -51,7 +51,7 @@ Two facts about the program travel with the constraints:
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Sequence
 
 import numpy as np
@@ -317,6 +317,15 @@ class ConstraintSet:
     @property
     def n_constraints(self) -> int:
         return sum(self.count(k) for k in EDGE_KINDS)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle, giving fields that a pickle from an older version lacks their defaults (the
+        walk columns): cached extractions stay readable."""
+        for f in fields(self):
+            if f.name not in state and f.default_factory is not MISSING:
+                state[f.name] = f.default_factory()
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
 
     def walk_size(self) -> np.ndarray:
         """int32[n_nodes]: the walk bound, ``reach(z) + 1`` (``0`` where ``obj_size[z] == 0``).

@@ -106,3 +106,16 @@ def test_node_lookup_by_name_and_id() -> None:
 def test_empty_set_is_valid() -> None:
     cs = ConstraintSet.from_lists(0)
     assert cs.n_nodes == 0 and cs.n_constraints == 0 and "nodes: 0" in cs.summary()
+
+
+def test_pickles_of_an_older_version_load() -> None:
+    # cached extractions (tests/test_llvm_aliases.py --write-extracts) made before the walk columns
+    # existed: unpickled, the set has the defaults and solves like the original
+    import pickle
+
+    cs = _small()
+    assert pickle.loads(pickle.dumps(cs)) == cs
+    state = {k: v for k, v in pickle.loads(pickle.dumps(cs)).__dict__.items() if not k.startswith("walk_")}
+    old = object.__new__(ConstraintSet)
+    old.__setstate__(state)
+    assert old == cs and old.walk_dst.size == 0
