@@ -2,7 +2,7 @@
 
 Usage::
 
-    python3 bench/gpu_rounds.py INPUT [--max-s S] [--timing]
+    python3 bench/gpu_rounds.py INPUT [--max-s S] [--timing] [--no-online-cycles] [--no-walk-geps]
 
 ``INPUT`` is anything ``andersen-gpu solve`` reads (a corpus dump ``.corpus-dumps/git.npz``, a paper
 dump ``.inputs/linux.npz`` as written by ``bench/gpu_paper_inputs.py``). The solve runs with
@@ -82,6 +82,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timing", action="store_true", help="time every kernel (stats.kernel_ms at the end)")
     ap.add_argument("--no-online-cycles", action="store_true",
                     help="no cycle collapse between rounds (GpuOptions.online_cycles=False)")
+    ap.add_argument("--no-walk-geps", action="store_true",
+                    help="no walk geps on +1 gep cycles (GpuOptions.walk_geps=False)")
     args = ap.parse_args(argv)
     if os.environ.get("ANDERSEN_GPU_EMULATOR") == "1":
         from tests.emu import install
@@ -102,7 +104,7 @@ def main(argv=None) -> int:
     solver.log.addHandler(rounds)
     solver.log.setLevel(logging.DEBUG)
     sol = andersen_gpu.solve(cs, backend="gpu", trace=True, timing=args.timing,
-                         online_cycles=not args.no_online_cycles)
+                         online_cycles=not args.no_online_cycles, walk_geps=not args.no_walk_geps)
     st = sol.stats
     notes = {k: v for k, v in st.notes.items() if k != "trace"}
     rounds.line(json.dumps(dict(solve_ms=round(st.solve_ms, 1), rounds=st.iterations,

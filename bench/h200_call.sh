@@ -16,6 +16,7 @@
 #     programs' gpu assertions with .llvm-extracts), the paper inputs on the GPU (bench/gpu_paper_inputs.py
 #     time), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with .cuda-ptx; CUDA_S seconds),
 #     ROUNDS_INPUT's (default git) rounds as they happen for ROUNDS_S seconds (bench/gpu_rounds.py),
+#     WALKS_INPUTS' rounds with walk geps and without (each cut at WALKS_S; step "walks", not in the default),
 #     the corpus on the GPU one program at a time, each for at most GPU_TIMEOUT_S.
 # STEPS names the steps to run (default all: "tests cuda paper rounds corpus"; the cpu backend
 # runs with corpus), so that the work can be split over two calls.
@@ -38,6 +39,8 @@ ROUNDS_S=${ROUNDS_S:-45}
 CUDA_S=${CUDA_S:-200}
 PAPER_S=${PAPER_S:-120}
 ROUNDS_INPUT=${ROUNDS_INPUT:-git}
+WALKS_INPUTS=${WALKS_INPUTS:-sqlite3 vim git}
+WALKS_S=${WALKS_S:-40}
 STEPS=" ${STEPS:-tests cuda paper rounds corpus} "   # a call may run some: STEPS="tests cuda paper"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 OUT=${OUT:?the device tool sets OUT}
@@ -81,6 +84,18 @@ if want rounds; then
     timeout $((ROUNDS_S + 30)) python3 bench/gpu_rounds.py ".corpus-dumps/$ROUNDS_INPUT.npz" --timing \
         --max-s "$ROUNDS_S" > "$RES/gpu/$ROUNDS_INPUT-rounds.jsonl" 2> "$RES/gpu/$ROUNDS_INPUT-rounds.err"
     tail -1 "$RES/gpu/$ROUNDS_INPUT-rounds.jsonl" | cut -c1-600
+fi
+if want walks; then
+    # walk geps on and off, side by side: each input's rounds streamed, cut at WALKS_S
+    for P in $WALKS_INPUTS; do
+        for MODE in walks no-walks; do
+            el "$P's rounds on the gpu, $MODE"
+            FLAG=$([[ $MODE == no-walks ]] && echo --no-walk-geps)
+            timeout $((WALKS_S + 60)) python3 bench/gpu_rounds.py ".corpus-dumps/$P.npz" --max-s "$WALKS_S" $FLAG \
+                > "$RES/gpu/$P-$MODE-rounds.jsonl" 2> "$RES/gpu/$P-$MODE-rounds.err"
+            tail -1 "$RES/gpu/$P-$MODE-rounds.jsonl" | cut -c1-300
+        done
+    done
 fi
 if want corpus; then
     el "corpus, gpu"
