@@ -175,6 +175,22 @@ def test_random_sets_cycle_pass_every_round(cs):
             assert_same(cs, capacity=1)
 
 
+def test_cycle_policy_puts_off_a_pass_whose_graph_grew():
+    # the cost of the next pass is predicted from the last one's per graph edge: a graph twice as
+    # large as the rounds since then can pay for (at RATIO) waits for more rounds
+    from andersen_gpu.backends.gpu.cycles import RATIO, CyclePolicy
+
+    p = CyclePolicy()
+    assert p.affordable(10 ** 12)          # no pass yet: nothing to predict from
+    p.ran(dict(merged=100, edges=1_000_000, graph_ms=1.0, trim_ms=1.0, scc_ms=8.0, merge_ms=2.0, ms=12.0),
+          representatives=1000)
+    assert abs(p.ns_per_edge - 10.0) < 1e-9
+    p.due(10, RATIO * 10.0)                # rounds worth RATIO passes of 10 ms since the last one
+    assert p.affordable(1_000_000)         # predicted 10 ms
+    assert not p.affordable(2_000_000)     # predicted 20 ms
+    assert p.skipped == 1
+
+
 def test_load_store_cycle_is_merged():
     # p = &o, x = &t, *p = x, y = *p, x = y, and a chain w_i = w_(i-1) hung off y: the store and
     # the load close the cycle x -> o -> y -> x only once P(p) = {o}, which the offline

@@ -60,6 +60,8 @@ class CyclePolicy:
     last_ms: float = 0.0     # the last pass's milliseconds
     ratio: float = field(default_factory=lambda: RATIO)
     passes: int = 0
+    skipped: int = 0         # passes due but put off: their graph would cost too much (:meth:`affordable`)
+    ns_per_edge: float | None = None   # the last pass's graph, trim and SCC time per graph edge
     merged: int = 0          # nodes merged into another, all passes
     ms: float = 0.0          # wall milliseconds of all passes
     log: list = field(default_factory=list)   # one dict a pass (:func:`collapse`'s, round and ms)
@@ -69,9 +71,24 @@ class CyclePolicy:
         self.since_ms += round_ms
         return iteration >= FIRST_ROUND and self.since_ms >= max(MIN_ROUNDS_MS, self.ratio * self.last_ms)
 
+    def affordable(self, edges: int) -> bool:
+        """Whether a due pass whose graph would have ``edges`` edges should run now: its graph,
+        trim and SCC, predicted at the last pass's cost per edge, must also fit ``ratio`` times into
+        the rounds since then. A pass's graph grows with the sets (git with walk geps: 44 M, then
+        502 M and 938 M edges), so the last pass's time alone underestimates the next. True before
+        the first pass."""
+        if self.ns_per_edge is None:
+            return True
+        ok = self.since_ms >= self.ratio * self.ns_per_edge * edges * 1e-6
+        self.skipped += not ok
+        return ok
+
     def ran(self, entry: dict, representatives: int) -> None:
-        """Record a pass (``entry``: its figures, with ``merged`` and ``ms``)."""
+        """Record a pass (``entry``: its figures, with ``merged``, ``edges``, the stage ms and ``ms``)."""
         merged, ms = int(entry["merged"]), float(entry["ms"])
+        graph_ms = sum(float(entry.get(k, 0.0)) for k in ("graph_ms", "trim_ms", "scc_ms"))
+        if entry.get("edges"):
+            self.ns_per_edge = graph_ms * 1e6 / int(entry["edges"])
         self.since_ms, self.last_ms = 0.0, ms
         self.ratio = RATIO if merged >= MIN_GAIN * max(representatives, 1) else 2 * self.ratio
         self.passes += 1
@@ -134,6 +151,20 @@ def _graph(g, P: cupy.ndarray, store) -> tuple[cupy.ndarray, cupy.ndarray, int]:
     return src[keep], dst[keep], base
 
 
+def edges_estimate(g, P: cupy.ndarray, store) -> int:
+    """The number of edges :func:`_graph` would make, from the sets' sizes (no member is read):
+    the copies, and per load or store, one edge each and the members of its pointers' distinct
+    sets (an upper bound: the int-to-pointer object and self-loops are not taken off)."""
+    rep = g.rep
+    edges = int(g.columns("copy")[0].size)
+    for kind in ("load", "store"):
+        ptr, _ = g.columns(kind)
+        if ptr.size:
+            uniq = cupy.unique(P[rep[ptr]])
+            edges += int(store.nbits[uniq].astype(cupy.int64).sum()) + int(ptr.size)
+    return edges
+
+
 def _trim(src: cupy.ndarray, dst: cupy.ndarray, nv: int) -> tuple[cupy.ndarray, cupy.ndarray]:
     """Drop the edges of nodes with no in- or no out-edge (they are in no cycle), sweep by sweep."""
     while src.size:
@@ -165,6 +196,8 @@ def _components(src: cupy.ndarray, dst: cupy.ndarray, n: int) -> tuple[cupy.ndar
     d = cupy.searchsorted(ids, dst).astype(cupy.uint64)
     keys = (s << np.uint64(32)) | d
     sort_keys(keys)
+    if keys.size > 1:   # repeated edges (members with one representative) cost the host SCC for nothing
+        keys = keys[cupy.concatenate([cupy.ones(1, cupy.bool_), keys[1:] != keys[:-1]])]
     k = int(ids.size)
     rows = (keys >> np.uint64(32)).astype(cupy.int64)
     indptr = cupy.searchsorted(rows, cupy.arange(k + 1, dtype=cupy.int64)).astype(cupy.int64)
@@ -299,12 +332,15 @@ def collapse(rnd: Round, counts: Counts) -> dict:
     return out
 
 
-def run_pass(rnd: Round, counts: Counts, policy: CyclePolicy, iteration: int) -> int:
-    """:func:`collapse` after round ``iteration``, timed into ``policy``; returns the nodes
-    merged."""
+def run_pass(rnd: Round, counts: Counts, policy: CyclePolicy, iteration: int) -> dict | None:
+    """:func:`collapse` after round ``iteration`` (a pass ``policy`` found due), timed into
+    ``policy``; returns the pass's figures (:func:`collapse`'s, with ``round`` and ``ms``), or
+    None when the policy put it off (:meth:`CyclePolicy.affordable` of :func:`edges_estimate`)."""
+    if policy.ns_per_edge is not None and not policy.affordable(edges_estimate(rnd.g, rnd.P, rnd.store)):
+        return None
     representatives = rnd.g.n_work
     t0 = time.perf_counter()
     entry = collapse(rnd, counts)
     entry.update(round=iteration, ms=round((time.perf_counter() - t0) * 1e3, 3))
     policy.ran(entry, representatives)
-    return entry["merged"]
+    return entry

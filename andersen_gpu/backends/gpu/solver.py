@@ -158,9 +158,10 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
             store.clear_caches()
         merged = 0
         if opt.online_cycles and policy.due(iterations, (time.perf_counter() - t_round) * 1e3):
-            merged = cycles.run_pass(rnd, counts, policy, iterations)
+            done = cycles.run_pass(rnd, counts, policy, iterations)
+            merged = done["merged"] if done is not None else 0
             if entry is not None:
-                entry["cycle_pass"] = policy.log[-1]
+                entry["cycle_pass" if done is not None else "cycle_pass_put_off"] = done or True
         if counts.top > opt.compact_fill * pool.cap or counts.top + need + need // 4 > pool.cap:
             store.compact(rnd.roots(), counts.nsets, min_cap, want_free=max(ROOM_ROUNDS * need, min_cap // 2),
                           min_free=need + need // 4, release=rnd.release_buffers)
@@ -200,7 +201,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
                  bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
                  memo_hits=hits, memo_misses=misses, unions=unions, delta_bits=delta_bits,
                  round_retries=retries, representatives=g.n_work, cycle_passes=policy.passes,
-                 cycle_merges=policy.merged, cycle_ms=round(policy.ms, 3))
+                 cycle_passes_put_off=policy.skipped, cycle_merges=policy.merged, cycle_ms=round(policy.ms, 3))
     if room_made:
         notes["room_made"] = room_made
     if PROFILE:
