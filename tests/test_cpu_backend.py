@@ -31,11 +31,21 @@ def test_matches_reference(cs):
     _assert_same(cs)
 
 
+def test_long_walks_cross_the_mask_words():
+    # walks of 64 and more take the cpu core's element-by-element path; a +1 cycle over 101 slots
+    from strategies import long_walk_set
+
+    cs, expected = long_walk_set()
+    for options in ({}, {"preprocess": False}, {"threads": 2}):
+        sol = _assert_same(cs, **options)
+        assert {v: sol.points_to(v).tolist() for v in expected} == expected
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=80, max_constraints=120, with_walks=True))
+@given(constraint_sets(max_nodes=120, max_constraints=120, with_walks=True, long_runs=True))
 def test_walk_geps_match_reference(cs):
-    # walk geps of any pointer and offset (not implied): ids past 64 cross the words of the
-    # walk masks; serial and multi-core, with and without the offline collapse
+    # walk geps of any pointer and offset (not implied) over long chains of slots: ids and walks
+    # past 64 cross the words of the walk masks; serial and multi-core, with and without the collapse
     _assert_same(cs)
     _assert_same(cs, preprocess=False)
     _assert_same(cs, threads=2)

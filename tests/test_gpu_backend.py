@@ -45,7 +45,7 @@ def test_random_sets_match_reference(cs):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constraint_sets(max_nodes=60, max_constraints=120, with_walks=True))
+@given(constraint_sets(max_nodes=120, max_constraints=120, with_walks=True, long_runs=True))
 def test_random_walk_geps_match_reference(cs):
     # walk geps of any pointer and offset (not implied): the kernel's walk bound against the
     # reference's rule, with and without the offline collapse and the pointee order
@@ -173,6 +173,17 @@ def test_random_sets_cycle_pass_every_round(cs):
         # a pass's unions run out of set ids and intern slots too (SetStore.make_room)
         with patch.object(sets, "MIN_SETS", 4), patch.object(sets, "MIN_CACHE_SLOTS", 2):
             assert_same(cs, capacity=1)
+
+
+def test_long_walks_cross_elements():
+    # walks of 64 to 100 slots cross the kernel's 960-bit elements' words; a +1 cycle over 101 slots
+    from tests.strategies import long_walk_set
+
+    cs, expected = long_walk_set()
+    for options in ({}, {"pointee_order": False, "preprocess": False}):
+        sol = gpu_solve(cs, **options)
+        assert {v: sol.points_to(v).tolist() for v in expected} == expected
+        assert sol == reference.solve(cs)
 
 
 def test_cycle_policy_puts_off_a_pass_whose_graph_grew():

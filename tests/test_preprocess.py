@@ -125,6 +125,9 @@ def test_walk_geps_on_plus_one_cycles_only():
     assert (stats.walk_cycles, stats.walks) == (2, 4)
     assert reference.solve(out) == reference.solve(cs)
     assert collapse(cs, hvn=False, walks=False)[0].walk_dst.size == 0
+    # collapsed again: the walks are there once
+    again = collapse(out, hvn=False)[0]
+    assert sorted(zip(again.walk_dst.tolist(), again.walk_src.tolist(), again.walk_offset.tolist())) == got
     # no object with a walk of two steps: nothing to gain, nothing added
     flat = ConstraintSet.from_lists(4, obj_size={2: 2}, addr=[(0, 2)], gep=[(0, 0, 1)])
     assert collapse(flat)[0].walk_dst.size == 0

@@ -121,10 +121,15 @@ def walk_geps(cs: ConstraintSet) -> tuple[ConstraintSet, int, int]:
     steps = steps[steps <= longest]
     wd = np.repeat(ptrs, steps.size)
     wo = np.tile(steps, ptrs.size)
+    dst, src, off = (np.concatenate((cs.walk_dst, wd)), np.concatenate((cs.walk_src, wd)),
+                     np.concatenate((cs.walk_offset, wo)))
+    if len(cs.walk_dst):     # walks already there (a collapsed set collapsed again): each once
+        _, first = np.unique(np.stack((dst, src, off)), axis=1, return_index=True)
+        first.sort()
+        dst, src, off = dst[first], src[first], off[first]
     # ids and offsets from the validated set: no second validation (_derived)
-    out = _derived(cs, walk_dst=np.concatenate((cs.walk_dst, wd)).astype(np.int32),
-                   walk_src=np.concatenate((cs.walk_src, wd)).astype(np.int32),
-                   walk_offset=np.concatenate((cs.walk_offset, wo)).astype(np.int32))
+    out = _derived(cs, walk_dst=dst.astype(np.int32), walk_src=src.astype(np.int32),
+                   walk_offset=off.astype(np.int32))
     return out, int(ptrs.size), int(wd.size)
 
 
