@@ -124,7 +124,7 @@ class ConstraintSet:
         The HCD table (may be empty).
     walk_dst, walk_src, walk_offset : int32[w]
         Walk geps (see the module docstring; usually empty). Offsets are at
-        least 1. Not part of :attr:`n_constraints` or of any file format.
+        least 1. Not part of :attr:`n_constraints`; of the file formats only npz holds them.
     names : tuple[str, ...] or None
         A readable name per node (front end), or None.
     locations : tuple[str, ...] or None

@@ -118,7 +118,9 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
     # walk geps ride in the gep columns, flagged: the rule is the gep's against the walk bound
     walk = np.zeros(len(work.gep_dst) + len(work.walk_dst), np.bool_)
     walk[len(work.gep_dst):] = True
-    columns = (work.n_nodes, _i64(work.rep), _i64(work.obj_size), _i64(work.walk_size()), int(work.int_to_pointer),
+    size = _i64(work.obj_size)
+    walk_size = _i64(work.walk_size()) if len(work.walk_dst) else size   # read by walks only
+    columns = (work.n_nodes, _i64(work.rep), size, walk_size, int(work.int_to_pointer),
                _i64(work.addr_dst), _i64(work.addr_src), _i64(work.copy_dst), _i64(work.copy_src),
                _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
                _i64(np.concatenate((work.gep_dst, work.walk_dst))), _i64(np.concatenate((work.gep_src, work.walk_src))),

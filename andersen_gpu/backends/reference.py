@@ -28,7 +28,7 @@ class _State:
         self.cs = cs
         self.rep = cs.rep.tolist()
         self.size = cs.obj_size.tolist()
-        self.walk_size = cs.walk_size().tolist()
+        self.walk_size = cs.walk_size().tolist() if len(cs.walk_dst) else self.size   # read by walks only
         self.i2p = cs.int_to_pointer
         self.pts: dict[int, set[int]] = defaultdict(set)
         self.copy_succ: dict[int, set[int]] = defaultdict(set)   # y -> {x}: pts(y) ⊆ pts(x)
@@ -79,24 +79,24 @@ def _rule_store(st: _State, x: int, z: int) -> None:
         _add_copy_edge(st, y, st.rep[z])
 
 
-def _rule_gep(st: _State, y: int, z: int) -> None:
-    """``y --gep,o--> x``, ``z ∈ pts(y)``, ``o < size(z)``  ⟹  ``z+o ∈ pts(x)``."""
-    for x, o in st.geps.get(y, ()):
-        if o < st.size[z]:
+def _shift(st: _State, edges: list[tuple[int, int]], bound: list[int], z: int) -> None:
+    """``z+o ∈ pts(x)`` for every ``(x, o)`` of ``edges`` with ``o < bound[z]``."""
+    for x, o in edges:
+        if o < bound[z]:
             target = st.pts[x]
             if z + o not in target:
                 target.add(z + o)
                 st.push(x)
 
 
+def _rule_gep(st: _State, y: int, z: int) -> None:
+    """``y --gep,o--> x``, ``z ∈ pts(y)``, ``o < size(z)``  ⟹  ``z+o ∈ pts(x)``."""
+    _shift(st, st.geps.get(y, ()), st.size, z)
+
+
 def _rule_walk(st: _State, y: int, z: int) -> None:
     """``y --walk,d--> x``, ``z ∈ pts(y)``, ``d < walk_size(z)``  ⟹  ``z+d ∈ pts(x)``."""
-    for x, d in st.walks.get(y, ()):
-        if d < st.walk_size[z]:
-            target = st.pts[x]
-            if z + d not in target:
-                target.add(z + d)
-                st.push(x)
+    _shift(st, st.walks.get(y, ()), st.walk_size, z)
 
 
 def _rule_copy(st: _State, y: int, src: set[int]) -> None:

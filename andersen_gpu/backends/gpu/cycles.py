@@ -168,9 +168,10 @@ def edges_estimate(g, P: cupy.ndarray, store) -> int:
 def _trim(src: cupy.ndarray, dst: cupy.ndarray, nv: int) -> tuple[cupy.ndarray, cupy.ndarray]:
     """Drop the edges of nodes with no in- or no out-edge (they are in no cycle), sweep by sweep."""
     while src.size:
-        # flags of the distinct ends (a sort), not degrees by bincount nor flags scattered per edge:
-        # a pointee in many distinct sets is the tail of millions of edges, and every write to its
-        # counter or flag waits for the last (sqlite3 with walk geps: 5 to 6 s a sweep either way)
+        # flags of the distinct ends (a sort: one write each), not degrees: only "has an in-edge"
+        # and "has an out-edge" are read, and a pointee in many distinct sets is the end of
+        # millions of edges (this did not cure sqlite3's slow trim with walk geps, see
+        # bench/results/h200-28893b8/FINDINGS.md)
         has_in = cupy.zeros(nv, cupy.bool_)
         has_out = cupy.zeros(nv, cupy.bool_)
         has_in[cupy.unique(dst)] = True

@@ -83,7 +83,7 @@ class DeviceGraph:
     i2p : int                 the int-to-pointer id (renumbered), or 0xFFFFFFFF
     rep : uint32[n]           representative of every node (a fixpoint)
     size : uint32[n]          object sizes (the gep bound)
-    walk_size : uint32[n]     the walk bound (``ConstraintSet.walk_size``)
+    walk_size : uint32[n]     the walk bound (``ConstraintSet.walk_size``; ``size`` when there is no walk)
     nodes : uint32[k]         the representatives, ascending
     load_ptrs : uint32[q]     the representatives with a load successor
     perm, inverse             new id of every constraint-set node and its inverse (uint32[n]),
@@ -103,7 +103,8 @@ class DeviceGraph:
         self.i2p = 0xFFFFFFFF if i2p < 0 else (int(perm[i2p]) if self.perm is not None else int(i2p))
         size = self._by_id(_u32(cs.obj_size)) if n else cupy.zeros(1, cupy.uint32)
         self.size = size
-        self.walk_size = self._by_id(_u32(cs.walk_size())) if n else cupy.zeros(1, cupy.uint32)
+        # read by walk geps only: without any, the gep bound stands in (no second upload)
+        self.walk_size = self._by_id(_u32(cs.walk_size())) if n and len(cs.walk_dst) else size
         # the constraint columns (renumbered ids): the lists are rebuilt from them when the
         # representatives change (:meth:`relink`)
         self._copy = (ids(cs.copy_src), ids(cs.copy_dst))

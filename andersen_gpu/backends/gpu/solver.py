@@ -161,7 +161,10 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
             done = cycles.run_pass(rnd, counts, policy, iterations)
             merged = done["merged"] if done is not None else 0
             if entry is not None:
-                entry["cycle_pass" if done is not None else "cycle_pass_put_off"] = done or True
+                if done is not None:
+                    entry["cycle_pass"] = done
+                else:
+                    entry["cycle_pass_put_off"] = True
         if counts.top > opt.compact_fill * pool.cap or counts.top + need + need // 4 > pool.cap:
             store.compact(rnd.roots(), counts.nsets, min_cap, want_free=max(ROOM_ROUNDS * need, min_cap // 2),
                           min_free=need + need // 4, release=rnd.release_buffers)
