@@ -125,6 +125,9 @@ class ConstraintSet:
     walk_dst, walk_src, walk_offset : int32[w]
         Walk geps (see the module docstring; usually empty). Offsets are at
         least 1. Not part of :attr:`n_constraints`; of the file formats only npz holds them.
+    field_insensitive : int32[f]
+        Ids of the field-insensitive objects (see the module docstring), ascending and
+        distinct, each with ``obj_size == 1`` (usually empty).
     names : tuple[str, ...] or None
         A readable name per node (front end), or None.
     locations : tuple[str, ...] or None
@@ -158,6 +161,7 @@ class ConstraintSet:
     walk_dst: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     walk_src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     walk_offset: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    field_insensitive: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     names: tuple[str, ...] | None = None
     locations: tuple[str, ...] | None = None
 
@@ -291,6 +295,18 @@ class ConstraintSet:
         bad = np.flatnonzero((self.walk_offset < 1) | (self.walk_offset >= max(n, 1)))
         if bad.size:
             raise InputError(f"walk constraint {bad[0]}: offset {self.walk_offset[bad[0]]} outside [1, {n})")
+        fi = self.field_insensitive
+        if len(fi):
+            bad = np.flatnonzero((fi < 0) | (fi >= n))
+            if bad.size:
+                raise InputError(f"field-insensitive object {fi[bad[0]]} outside [0, {n})")
+            bad = np.flatnonzero(np.diff(fi) <= 0)
+            if bad.size:
+                raise InputError(f"field-insensitive objects not ascending and distinct at {fi[bad[0] + 1]}")
+            bad = np.flatnonzero(self.obj_size[fi] != 1)
+            if bad.size:
+                z = fi[bad[0]]
+                raise InputError(f"node {z}: a field-insensitive object has size 1, not {self.obj_size[z]}")
         for attr in ("names", "locations"):
             v = getattr(self, attr)
             if v is not None and len(v) != n:
@@ -320,7 +336,7 @@ class ConstraintSet:
 
     def __setstate__(self, state: dict) -> None:
         """Unpickle, giving fields that a pickle from an older version lacks their defaults (the
-        walk columns): cached extractions stay readable."""
+        walk columns, field_insensitive): cached extractions stay readable."""
         for f in fields(self):
             if f.name not in state and f.default_factory is not MISSING:
                 state[f.name] = f.default_factory()
@@ -334,6 +350,13 @@ class ConstraintSet:
         of offset ``o`` adds ``z + o`` when ``o < obj_size[z]`` (see the module docstring).
         """
         return _walk_size(self.obj_size)
+
+    def field_insensitive_mask(self) -> np.ndarray:
+        """int32[n_nodes]: 1 at every field-insensitive object, else 0: the bound under which a gep
+        of offset 0 keeps exactly those objects (how the backends apply their rule)."""
+        out = np.zeros(self.n_nodes, np.int32)
+        out[self.field_insensitive] = 1
+        return out
 
     @property
     def rep(self) -> np.ndarray:
@@ -411,6 +434,8 @@ class ConstraintSet:
             "constraints: " + ", ".join(f"{k} {self.count(k):,}" for k in EDGE_KINDS)
             + f" (total {self.n_constraints:,})",
         ]
+        if len(self.field_insensitive):
+            lines[1] += f"; field-insensitive: {len(self.field_insensitive):,}"
         if merged or len(self.hcd_ptr):
             lines.append(f"offline merges: {merged:,}; HCD table entries: {len(self.hcd_ptr):,}")
         if self.int_to_pointer >= 0:

@@ -2,13 +2,17 @@
 
 Members (all plain arrays, readable with ``allow_pickle=False``):
 
-* ``format``: the string ``"andersen-gpu-constraints-1"``;
+* ``format``: the string ``"andersen-gpu-constraints-1"`` (``-2``: see below);
 * ``n_nodes``, ``int_to_pointer``: int64 scalars;
 * ``obj_size``, ``kind`` and the eleven constraint columns of
   :class:`~constraints.model.ConstraintSet`, plus ``hcd_ptr``/``hcd_target``;
 * ``offline_rep``: only when the set carries offline merges;
 * ``walk_dst``/``walk_src``/``walk_offset``: only when the set has walk geps
   (a preprocessed set; see :mod:`constraints.model`);
+* ``field_insensitive``: only when the set has field-insensitive objects; the
+  format is then ``"andersen-gpu-constraints-2"``, so that a reader that knows
+  only version 1 refuses the file instead of dropping them (its solution would
+  lose every pointee that a gep keeps on such an object);
 * ``names_blob``/``names_offsets`` and ``locations_blob``/``locations_offsets``:
   only when present; the UTF-8 bytes of all strings back to back, and the
   int64 end offset of each.
@@ -30,15 +34,16 @@ from .errors import InputError
 from .model import ConstraintSet
 
 FORMAT_TAG = "andersen-gpu-constraints-1"
+FORMAT_TAG_FI = "andersen-gpu-constraints-2"   # with field-insensitive objects
 SUFFIX = ".npz"
 _STRING_FIELDS = ("names", "locations")
 _SCALAR_FIELDS = ("n_nodes", "int_to_pointer")
-_OPTIONAL_FIELDS = ("walk_dst", "walk_src", "walk_offset")   # written only when not empty
+_OPTIONAL_FIELDS = ("walk_dst", "walk_src", "walk_offset", "field_insensitive")   # written only when not empty
 
 
 def write_npz(cs: ConstraintSet, path: str | os.PathLike) -> None:
     """Write ``cs`` to ``path`` as a compressed ``.npz``, atomically."""
-    members: dict[str, np.ndarray] = {"format": np.array(FORMAT_TAG)}
+    members: dict[str, np.ndarray] = {"format": np.array(FORMAT_TAG_FI if len(cs.field_insensitive) else FORMAT_TAG)}
     for f in fields(cs):
         value = getattr(cs, f.name)
         if value is None or (f.name in _OPTIONAL_FIELDS and not len(value)):
@@ -69,8 +74,13 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
     check_members(src)
     try:
         with np.load(src, allow_pickle=False) as z:
-            if "format" not in z.files or str(z["format"]) != FORMAT_TAG:
-                raise InputError(f"not an andersen-gpu constraint set (.npz without format={FORMAT_TAG!r})", src)
+            tag = str(z["format"]) if "format" in z.files else None
+            if tag not in (FORMAT_TAG, FORMAT_TAG_FI):
+                raise InputError(f"not an andersen-gpu constraint set (.npz without format={FORMAT_TAG!r} "
+                                 f"or {FORMAT_TAG_FI!r})", src)
+            if tag == FORMAT_TAG and "field_insensitive" in z.files:
+                raise InputError(f"format {FORMAT_TAG!r} with a field_insensitive member (a version-2 member)",
+                                 src)
             values = {}
             for f in fields(ConstraintSet):
                 if f.name in _STRING_FIELDS:

@@ -442,7 +442,8 @@ def check_paper_compatible(cs: ConstraintSet, use_hcd: bool = True, target: str 
     """Raise :class:`InputError` if ``cs`` cannot be written in the paper format without changing its meaning.
 
     The format fixes the int-to-pointer object at node 1, bounds gep offsets
-    by 1024, has no place for walk geps, and (without the HCD file) none for offline merges.
+    by 1024, has no place for walk geps or field-insensitive objects, and (without the HCD file)
+    none for offline merges.
     Names, locations and the value/field distinction are not representable;
     they do not change the solution and are dropped.
     """
@@ -459,6 +460,9 @@ def check_paper_compatible(cs: ConstraintSet, use_hcd: bool = True, target: str 
         raise InputError("this set has offline merges or an HCD table: write it with the HCD file", target)
     if len(cs.walk_dst):
         raise InputError("this set has walk geps (made by preprocessing): only the npz format holds them", target)
+    if len(cs.field_insensitive):
+        raise InputError("this set has field-insensitive objects: the paper format has no place for them "
+                         "(write .acs or .npz)", target)
 
 
 def format_nodes(cs: ConstraintSet) -> Iterable[str]:

@@ -17,7 +17,8 @@ of line that follows; ``names=1``/``locations=1``/``merges=1`` say that the
 set carries names, locations or offline merges (so that "none" and "all
 empty" stay distinct). Then exactly ``nodes`` node lines, ids in order, with
 the node's :class:`~constraints.model.NodeKind` in lower case, its object
-size, and optionally its offline representative, name and location (JSON
+size, and optionally its offline representative, ``fi=1`` for a
+field-insensitive object (:mod:`constraints.model`), name and location (JSON
 strings). Constraints are written in statement form over node ids:
 
 ==============  =====  =====================
@@ -86,14 +87,17 @@ def format_text(cs: ConstraintSet) -> Iterable[str]:
     header += [f"{flag}=1" for flag, present in zip(_FLAG_KEYS, (cs.names, cs.locations, rep))
                if present is not None]
     yield " ".join(header) + "\n"
-    yield "# node ID KIND SIZE [rep=R] [name=\"...\"] [loc=\"...\"]\n"
+    yield "# node ID KIND SIZE [rep=R] [fi=1] [name=\"...\"] [loc=\"...\"]\n"
     kind_words = {int(k): k.name.lower() for k in NodeKind}
     sizes, kinds = cs.obj_size.tolist(), cs.kind.tolist()
     reps = rep.tolist() if rep is not None else None
+    fi = cs.field_insensitive_mask().tolist()
     for v in range(cs.n_nodes):
         line = f"node {v} {kind_words[kinds[v]]} {sizes[v]}"
         if reps is not None and reps[v] != v:
             line += f" rep={reps[v]}"
+        if fi[v]:
+            line += " fi=1"
         if cs.names is not None and cs.names[v]:
             line += " name=" + json.dumps(cs.names[v], ensure_ascii=False)
         if cs.locations is not None and cs.locations[v]:
@@ -179,6 +183,7 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
     rep = np.arange(n, dtype=np.int64) if header["merges"] else None
     names = [""] * n if header["names"] else None
     locations = [""] * n if header["locations"] else None
+    fi: list[int] = []
     rows: dict[str, list[tuple[int, ...]]] = {k: [] for k in EDGE_KINDS + ("hcd",)}
     line_of: dict[str, list[int]] = {k: [] for k in rows}
     n_seen = 0
@@ -196,7 +201,7 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
         if s.startswith("node"):
             if n_seen >= n:
                 raise InputError(f"more node lines than the header's nodes={n}", src, lineno)
-            v = _parse_node(s, src, lineno, n_seen, sizes, kinds, rep, names, locations)
+            v = _parse_node(s, src, lineno, n_seen, sizes, kinds, rep, names, locations, fi)
             n_seen = v + 1
             continue
         if "#" in s:  # only node lines hold quoted strings
@@ -243,7 +248,8 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
         raise InputError(f"int_to_pointer={i2p} outside [-1, {n})", src, header_line)
     try:
         return ConstraintSet(n_nodes=n, obj_size=sizes, kind=kinds, int_to_pointer=i2p, offline_rep=rep,
-                             names=names, locations=locations, **cols)
+                             names=names, locations=locations, field_insensitive=np.asarray(fi, np.int64),
+                             **cols)
     except InputError as exc:
         raise exc.at(src) from None
 
@@ -285,10 +291,10 @@ def _parse_header(lines: list[str], src: str) -> tuple[dict[str, int], int, int]
     return header, lineno, index + 1
 
 
-def _parse_node(s, src, lineno, expected, sizes, kinds, rep, names, locations) -> int:
+def _parse_node(s, src, lineno, expected, sizes, kinds, rep, names, locations, fi) -> int:
     m = _NODE.match(s)
     if not m:
-        raise InputError("expected 'node ID KIND SIZE [rep=R] [name=\"...\"] [loc=\"...\"]'", src, lineno)
+        raise InputError("expected 'node ID KIND SIZE [rep=R] [fi=1] [name=\"...\"] [loc=\"...\"]'", src, lineno)
     v = _int(m.group(1), src, lineno, "node id")
     if v != expected:
         raise InputError(f"node lines must list ids in order: expected node {expected}, got {v}", src, lineno)
@@ -309,6 +315,10 @@ def _parse_node(s, src, lineno, expected, sizes, kinds, rep, names, locations) -
             if not 0 <= r < len(sizes):
                 raise InputError(f"node {v}: representative {r} outside [0, {len(sizes)})", src, lineno)
             rep[v] = r
+        elif key == "fi":
+            if value != "1":
+                raise InputError(f"node {v}: fi={value} (expected fi=1, or no fi)", src, lineno)
+            fi.append(v)
         elif key in ("name", "loc"):
             target = names if key == "name" else locations
             if target is None:
@@ -316,7 +326,7 @@ def _parse_node(s, src, lineno, expected, sizes, kinds, rep, names, locations) -
                 raise InputError(f"{key}= on a node but the header lacks {flag}=1", src, lineno)
             target[v] = _string(value, src, lineno, key)
         else:
-            raise InputError(f"unknown node attribute {key!r} (expected rep, name or loc)", src, lineno)
+            raise InputError(f"unknown node attribute {key!r} (expected rep, fi, name or loc)", src, lineno)
     return v
 
 

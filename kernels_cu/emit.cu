@@ -8,6 +8,7 @@
 //   Copy     y →c x                    ⟹  P(x) ⊇ ΔP(y)
 //   AddPtr   x = y + o                 ⟹  P(x) ⊇ {z+o : z ∈ ΔP(y), o < size(z)}
 //            x = y +w d (walk)         ⟹  P(x) ⊇ {z+d : z ∈ ΔP(y), d < walk_size(z)}
+//            either, o ≥ 1             ⟹  P(x) ⊇ {z : z ∈ ΔP(y), z field-insensitive}
 //   Load     x = *y,  z ∈ ΔP(y)        ⟹  P(x) ⊇ P(z)        (new edges z →c x: Lfull)
 //            x = *y,  z ∈ Pold(y)      ⟹  P(x) ⊇ ΔP(z)       (old edges: Ldelta)
 //   Store    *x = y,  z ∈ ΔP(x)        ⟹  P(z) ⊇ P(y)        (new edges y →c z)
@@ -16,7 +17,7 @@
 // (z read through rep, z ≠ i2p for loads and stores). Lfull(T) = ∪_{z∈T} P(rep z) and
 // Ldelta(S) = ∪_{z∈S} ΔP(rep z) are computed once per distinct set and round (a per-round memo
 // keyed by sid: many pointers share their set); shift(ΔP, o) once per (sid, o) for the whole
-// solve (a persistent memo). The stores emit grouping pairs (T << 32 | sid) for stores.cu,
+// solve (a persistent memo), and so is the field-insensitive part, shift(ΔP, 0) against `fi`. The stores emit grouping pairs (T << 32 | sid) for stores.cu,
 // which unions the values of each T and expands T: one walk of T per distinct set.
 //
 // One kernel, emit, one warp per item: a node y of the changed list (ΔP(y) ≠ ∅) pushes to its
@@ -36,6 +37,7 @@ struct Graph {
     const u32 *s_ptr, *s_val;            // stores by pointer: *x = y gives y in s(x)
     const u32 *v_ptr, *v_ptr_of;         // stores by value: *x = y gives x in v(y)
     const u32 *rep, *size, *walk_size;   // the gep bound and the walk bound per node
+    const u32 *fi;                       // 1 at field-insensitive objects, else 0; nullptr: none
     u64 i2p;
 };
 
@@ -116,6 +118,8 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
 
 // An offset in g_off with this bit is a walk gep x = y +w d (d = the other bits), bound walk_size.
 #define WALK 0x80000000u
+// The shift memo's offset for ΔP's field-insensitive part (no gep or walk has it: offsets are < n).
+#define FI_PART 0x7FFFFFFFu
 
 // {z+o : z ∈ set sid, o < size(z)}, interned; NIL when the pool or set table is full.
 // `sh` is this warp's 64 words of shared memory, `hd` its list-head slot.
@@ -181,6 +185,13 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
         });
         if (r == NIL) return false;
         emit_pair(lane == 0 && r != 0, (u64)x << 32 | r, C, cap_c, &ctl[CTL_C_FILL], ctl);
+        if (g.fi != nullptr && (o & ~WALK) != 0) {   // a field-insensitive z stays z
+            u32 f = memoized(shift_memo, (u64)d << 32 | FI_PART, ctl, [&] {
+                return shift(p, s, d, 0, g.fi, sh, hd);
+            });
+            if (f == NIL) return false;
+            emit_pair(lane == 0 && f != 0, (u64)x << 32 | f, C, cap_c, &ctl[CTL_C_FILL], ctl);
+        }
     }
     // Load, new edges: (x, Lfull(ΔP(y)))
     if (g.l_ptr[y + 1] > g.l_ptr[y]) {

@@ -34,7 +34,8 @@ def long_walk_set() -> tuple[ConstraintSet, dict[int, list[int]]]:
 def constraint_sets(draw, max_nodes: int = 24, max_constraints: int = 40,
                     with_i2p: bool | None = None, with_merges: bool | None = None,
                     with_names: bool = False, gep_cycles: bool | None = None,
-                    with_walks: bool = False, long_runs: bool = False) -> ConstraintSet:
+                    with_walks: bool = False, long_runs: bool = False,
+                    with_fi: bool | None = None) -> ConstraintSet:
     """A valid random :class:`ConstraintSet`.
 
     Objects are laid out first with random sizes (fields follow their object),
@@ -47,6 +48,8 @@ def constraint_sets(draw, max_nodes: int = 24, max_constraints: int = 40,
     others as a run of slots of size 2 (each slot starts a two-slot object over
     the next), so that +1 chains and walks go as far as the node count allows
     (walks of 64 or more cross the words of the cpu backend's masks).
+    ``with_fi`` (None: drawn) marks some objects of one slot field-insensitive
+    (every gep and walk from them yields them; see :mod:`constraints.model`).
     """
     n = draw(st.integers(1, max_nodes))
     sizes = np.zeros(n, np.int64)
@@ -94,6 +97,10 @@ def constraint_sets(draw, max_nodes: int = 24, max_constraints: int = 40,
                 cols["gep"].append((x, p, 1))
                 cols["copy"].append((p, x))
     extra = {}
+    if draw(st.booleans()) if with_fi is None else with_fi:
+        ones = [z for z in range(n_obj_region) if sizes[z] == 1 and kind[z] == NodeKind.OBJECT]
+        if ones:
+            extra["field_insensitive"] = sorted(draw(st.sets(st.sampled_from(ones), min_size=1)))
     if with_walks and n > 1:
         # offsets mostly short, some up to the node count (past every chain: they add nothing)
         offset = st.one_of(st.integers(1, min(4, n - 1)), st.integers(1, n - 1))

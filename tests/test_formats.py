@@ -58,14 +58,16 @@ def test_our_formats_round_trip(name: str, cs: ConstraintSet) -> None:
 
 
 def _paper_projection(cs: ConstraintSet) -> ConstraintSet:
-    """What the paper format can hold: i2p at node 1, object/function kinds only, no names."""
+    """What the paper format can hold: i2p at node 1, object/function kinds only, no names, no
+    field-insensitive objects."""
     n = cs.n_nodes
     i2p = 1 if n > 1 else -1
     in_object = np.flatnonzero((cs.kind == NodeKind.OBJECT) | (cs.kind == NodeKind.FIELD))
     last_obj = int(in_object[-1]) if in_object.size else -1
     kind = np.where(np.arange(n) <= last_obj, NodeKind.OBJECT, NodeKind.VALUE).astype(np.int8)
     kind[cs.kind == NodeKind.FUNCTION] = NodeKind.FUNCTION
-    return cs.replace(int_to_pointer=i2p, kind=kind, names=None, locations=None)
+    return cs.replace(int_to_pointer=i2p, kind=kind, names=None, locations=None,
+                      field_insensitive=np.zeros(0, np.int32))
 
 
 @FAST
@@ -266,3 +268,44 @@ def test_gzip_text_survives_reading_twice(tmp_path: Path) -> None:
     io.save(cs, tmp_path / "g.acs.gz")
     assert gzip.open(tmp_path / "g.acs.gz", "rt").readline().startswith("andersen-constraints 1")
     assert io.load(tmp_path / "g.acs.gz") == io.load(tmp_path / "g.acs.gz") == cs
+
+
+def test_field_insensitive_objects_in_acs_and_npz(tmp_path: Path) -> None:
+    # node 1 is field-insensitive: .acs writes it as fi=1, npz as a version-2 archive (a reader of
+    # version 1 refuses it rather than drop the objects); the paper format refuses the set
+    cs = ConstraintSet.from_lists(4, obj_size={1: 1, 2: 2}, addr=[(0, 1)], gep=[(3, 0, 1)], int_to_pointer=1,
+                                  field_insensitive=[1])
+    text = "".join(text_format.format_text(cs))
+    assert "\nnode 1 object 1 fi=1\n" in text and text.count(" fi=1\n") == 1
+    for name in ("f.acs", "f.npz"):
+        io.save(cs, tmp_path / name)
+        back = io.load(tmp_path / name)
+        assert back == cs and back.field_insensitive.tolist() == [1]
+    assert str(np.load(tmp_path / "f.npz")["format"]) == npz_format.FORMAT_TAG_FI
+    with pytest.raises(InputError, match="field-insensitive"):
+        io.save(cs, tmp_path / "F_nodes.txt")
+    assert not (tmp_path / "F_nodes.txt").exists()
+    plain = cs.replace(field_insensitive=[])
+    npz_format.write_npz(plain, tmp_path / "p.npz")
+    with np.load(tmp_path / "p.npz") as z:
+        assert str(z["format"]) == npz_format.FORMAT_TAG and "field_insensitive" not in z.files
+
+
+@pytest.mark.parametrize("line, message", [
+    ("node 1 object 1 fi=2", "fi=2"),
+    ("node 1 object 2 fi=1", "size 1, not 2"),
+    ("node 1 value 0 fi=1", "size 1, not 0"),
+])
+def test_field_insensitive_bad_text(tmp_path: Path, line: str, message: str) -> None:
+    path = tmp_path / "bad.acs"
+    path.write_text("andersen-constraints 1 nodes=3 addr=0 copy=0 load=0 store=0 gep=0 hcd=0\n"
+                    f"node 0 value 0\n{line}\nnode 2 value 0\n")
+    with pytest.raises(InputError, match=message):
+        io.load(path)
+
+
+def test_field_insensitive_validation() -> None:
+    with pytest.raises(InputError, match="outside"):
+        ConstraintSet.from_lists(2, obj_size={0: 1}, field_insensitive=[2])
+    with pytest.raises(InputError, match="ascending and distinct"):
+        ConstraintSet.from_lists(3, obj_size={0: 1, 1: 1}, field_insensitive=[1, 0])

@@ -116,6 +116,17 @@ CASES = [
     # p = p + 1 on b (4-7) whose slot 5 has size 1: the chain stops there, slots 6 and 7 stay out
     Case("gep-self-cycle-stops-at-a-one-slot-field", 8, {0: {4, 5}, 1: {6}},
          sizes={4: 4, 5: 1, 6: 2, 7: 1}, addr=[(0, 4)], gep=[(0, 0, 1), (1, 0, 2)]),
+    # field-insensitive h (2): p = &h; p = &a (a: 3-4); q = p + 1 gets h and a's field 4; r = p + 3
+    # gets h alone (past a); *q = &t writes h and a's field 4, and x = *p reads it back through h
+    Case("field-insensitive-gep-keeps-the-object", 9,
+         {0: {2, 3}, 1: {2, 4}, 5: {2}, 2: {6}, 4: {6}, 7: {6}, 8: {6}},
+         sizes={2: 1, 3: 2, 4: 1, 6: 1}, addr=[(0, 2), (0, 3), (8, 6)], gep=[(1, 0, 1), (5, 0, 3)],
+         store=[(1, 8)], load=[(7, 0)], extra={"field_insensitive": [2]}),
+    # p = &h, p = &a (a: 2-5 a chain of +1 slots), h (6) field-insensitive: q = p +w 2 gets a + 2
+    # and h; p = p + 1 (a gep cycle: preprocessing gives walks) gets every slot of a and h
+    Case("field-insensitive-walks-and-gep-cycles", 8, {0: {2, 6}, 1: {4, 6}, 7: {2, 3, 4, 5, 6}},
+         sizes={2: 4, 3: 3, 4: 2, 5: 1, 6: 1}, addr=[(0, 2), (0, 6), (7, 2), (7, 6)], gep=[(7, 7, 1)],
+         extra={"walk_dst": [1], "walk_src": [0], "walk_offset": [2], "field_insensitive": [6]}),
     # a copy cycle, a gep on a field of size 0 (nothing), a store/load through a
     # field, and a load through {o, int-to-pointer} that only reads o
     Case("ten-node-mix", 10, {0: {4, 9}, 1: {4, 9}, 2: {5}, 3: {9}, 5: {9}, 6: {9}, 9: {4}},

@@ -123,7 +123,7 @@ def with_unknown_externals(cs: ConstraintSet, sites: AccessSites) -> ConstraintS
         int_to_pointer=u,
         offline_rep=None if cs.offline_rep is None else np.concatenate(
             [cs.offline_rep, np.arange(n, n + len(sizes), dtype=np.int64)]).astype(i32),
-        hcd_ptr=cs.hcd_ptr, hcd_target=cs.hcd_target,
+        hcd_ptr=cs.hcd_ptr, hcd_target=cs.hcd_target, field_insensitive=cs.field_insensitive,
         names=tuple(names) if names is not None else None,
         locations=tuple(cs.locations) + ("",) * len(sizes) if cs.locations is not None else None)
 

@@ -190,6 +190,16 @@ def _gep_masks(n, obj_size):
 
 
 @njit(cache=True)
+def _flag_mask(n, flag):
+    """``m[w]``: bit t set iff ``flag[64 w + t]`` is non-zero."""
+    m = np.zeros(n // 64 + 1, np.uint64)
+    for z in range(n):
+        if flag[z]:
+            m[z >> 6] |= ONE << np.uint64(z & 63)
+    return m
+
+
+@njit(cache=True)
 def _emit(out, k, base, word):
     """Append ``(base, word)`` to the ascending set ``out[:2k]``; returns the new k."""
     if k > 0 and out[2 * k - 2] == base:
@@ -506,7 +516,7 @@ def _schedule(wq, heap, hn, pos, at, later, nl):
 
 
 @njit(cache=True, nogil=True)  # nogil: run off the main thread, interruptibly (andersen_gpu.interrupt)
-def solve_core(n, rep, obj_size, walk_size, i2p, addr_dst, addr_src, copy_dst, copy_src,
+def solve_core(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_dst, copy_src,
                load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off, gep_walk,
                hcd_ptr, hcd_target):
     """Least solution on representatives.
@@ -514,7 +524,8 @@ def solve_core(n, rep, obj_size, walk_size, i2p, addr_dst, addr_src, copy_dst, c
     Parameters are the constraint columns (int64) with pointer-side ids already
     mapped through ``rep``; the gep columns hold the walk geps too, flagged in
     ``gep_walk`` (bool), whose bound is ``walk_size`` (``ConstraintSet.walk_size``)
-    where a gep's is ``obj_size``. Returns ``(parent, pts, table, visits, rounds,
+    where a gep's is ``obj_size``; ``fi`` (int64[n]) is non-zero at the
+    field-insensitive objects, which every gep and walk keeps as they are. Returns ``(parent, pts, table, visits, rounds,
     merged_scc, merged_hcd, ctr)``: the set of node v is set ``pts[find(parent,
     v)]`` of ``table`` (a :class:`._cpu_sets.SetTable`); ``ctr`` as :data:`COUNTER_NAMES`.
     """
@@ -524,9 +535,12 @@ def solve_core(n, rep, obj_size, walk_size, i2p, addr_dst, addr_src, copy_dst, c
     gbuf = np.empty(2 * (n // 64 + 2), np.uint64)     # room for any set of node ids
     gmask = _gep_masks(n, obj_size)
     wmask = _gep_masks(n, walk_size) if gep_walk.any() else np.zeros((1, 1), np.uint64)   # read by walks only
+    has_fi = fi.any()
+    fimask = _flag_mask(n, fi)
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
     d1buf = np.empty(2 * (n // 64 + 2), np.uint64)
     d64buf = np.empty(2 * (n // 64 + 2), np.uint64)
+    dfibuf = np.empty(2 * (n // 64 + 2), np.uint64)
     seen = np.full(n, -1, np.int64)    # visit number of the last copy push into each node
     mark = np.full(n, -1, np.int64)    # load/store constraint (token) that last made an edge at each node
     tok = 0
@@ -739,10 +753,14 @@ def solve_core(n, rep, obj_size, walk_size, i2p, addr_dst, addr_src, copy_dst, c
             # y --gep,o--> x, z ∈ pts(y), o < size(z)  ⟹  z+o ∈ pts(x)
             # (offsets >= 1 only reach objects of two fields or more, >= 64 those of 64 or more:
             # the delta is narrowed to them once per visit)
+            # (field-insensitive objects: every offset >= 1 and every walk keeps them, dfi)
             c = g_head[v]
+            dfi = 0
             if c >= 0:
                 d1 = _masked(Dw, dl, gmask[1], d1buf)
                 d64 = _masked(d1buf, d1, gmask[63], d64buf)
+                if has_fi:
+                    dfi = _masked(Dw, dl, fimask, dfibuf)
             while c >= 0:
                 o = gep_off[c]
                 if gep_walk[c]:     # x = y +w o: the same shift against the walk bound
@@ -753,9 +771,12 @@ def solve_core(n, rep, obj_size, walk_size, i2p, addr_dst, addr_src, copy_dst, c
                     gl = _shifted(d1buf, d1, o, obj_size, gmask, gbuf)
                 else:
                     gl = _shifted(d64buf, d64, o, obj_size, gmask, gbuf)
-                if gl > 0:
+                if gl > 0 or (dfi > 0 and o > 0):
                     x = find(parent, gep_dst[c])
-                    _take(t, x, sets.union_words(t, pts[x], gbuf, gl), pts, ctr, wq)
+                    if gl > 0:
+                        _take(t, x, sets.union_words(t, pts[x], gbuf, gl), pts, ctr, wq)
+                    if dfi > 0 and o > 0:
+                        _take(t, x, sets.union_words(t, pts[x], dfibuf, dfi), pts, ctr, wq)
                 c = g_next[c]
             # y --copy--> x  ⟹  Δpts(y) ⊆ pts(x), i.e. pts(x) ∪ pts(y) = pts(x) ∪ Δpts(y)
             # (several stale ids in suc[v] may resolve to one representative: push once)

@@ -120,7 +120,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
     walk[len(work.gep_dst):] = True
     size = _i64(work.obj_size)
     walk_size = _i64(work.walk_size()) if len(work.walk_dst) else size   # read by walks only
-    columns = (work.n_nodes, _i64(work.rep), size, walk_size, int(work.int_to_pointer),
+    fi = _i64(work.field_insensitive_mask())
+    columns = (work.n_nodes, _i64(work.rep), size, walk_size, fi, int(work.int_to_pointer),
                _i64(work.addr_dst), _i64(work.addr_src), _i64(work.copy_dst), _i64(work.copy_src),
                _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
                _i64(np.concatenate((work.gep_dst, work.walk_dst))), _i64(np.concatenate((work.gep_src, work.walk_src))),

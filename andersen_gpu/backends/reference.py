@@ -30,6 +30,7 @@ class _State:
         self.size = cs.obj_size.tolist()
         self.walk_size = cs.walk_size().tolist() if len(cs.walk_dst) else self.size   # read by walks only
         self.i2p = cs.int_to_pointer
+        self.fi = set(cs.field_insensitive.tolist())
         self.pts: dict[int, set[int]] = defaultdict(set)
         self.copy_succ: dict[int, set[int]] = defaultdict(set)   # y -> {x}: pts(y) ⊆ pts(x)
         self.loads: dict[int, list[int]] = defaultdict(list)     # y -> [x]: x = *y
@@ -80,22 +81,27 @@ def _rule_store(st: _State, x: int, z: int) -> None:
 
 
 def _shift(st: _State, edges: list[tuple[int, int]], bound: list[int], z: int) -> None:
-    """``z+o ∈ pts(x)`` for every ``(x, o)`` of ``edges`` with ``o < bound[z]``."""
+    """``z+o ∈ pts(x)`` for every ``(x, o)`` of ``edges`` with ``o < bound[z]``; ``z ∈ pts(x)``
+    for every one when ``z`` is field-insensitive."""
+    fi = z in st.fi
     for x, o in edges:
-        if o < bound[z]:
+        if fi or o < bound[z]:
             target = st.pts[x]
-            if z + o not in target:
-                target.add(z + o)
+            w = z if fi else z + o
+            if w not in target:
+                target.add(w)
                 st.push(x)
 
 
 def _rule_gep(st: _State, y: int, z: int) -> None:
-    """``y --gep,o--> x``, ``z ∈ pts(y)``, ``o < size(z)``  ⟹  ``z+o ∈ pts(x)``."""
+    """``y --gep,o--> x``, ``z ∈ pts(y)``, ``o < size(z)``  ⟹  ``z+o ∈ pts(x)``
+    (``z`` itself when it is field-insensitive)."""
     _shift(st, st.geps.get(y, ()), st.size, z)
 
 
 def _rule_walk(st: _State, y: int, z: int) -> None:
-    """``y --walk,d--> x``, ``z ∈ pts(y)``, ``d < walk_size(z)``  ⟹  ``z+d ∈ pts(x)``."""
+    """``y --walk,d--> x``, ``z ∈ pts(y)``, ``d < walk_size(z)``  ⟹  ``z+d ∈ pts(x)``
+    (``z`` itself when it is field-insensitive)."""
     _shift(st, st.walks.get(y, ()), st.walk_size, z)
 
 

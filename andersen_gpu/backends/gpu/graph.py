@@ -84,11 +84,13 @@ class DeviceGraph:
     rep : uint32[n]           representative of every node (a fixpoint)
     size : uint32[n]          object sizes (the gep bound)
     walk_size : uint32[n]     the walk bound (``ConstraintSet.walk_size``; ``size`` when there is no walk)
+    fi : uint32[n] or None    1 at the field-insensitive objects (``ConstraintSet.field_insensitive_mask``),
+                              None when there is none
     nodes : uint32[k]         the representatives, ascending
     load_ptrs : uint32[q]     the representatives with a load successor
     perm, inverse             new id of every constraint-set node and its inverse (uint32[n]),
                               or None when the graph keeps the constraint set's ids
-    desc : uint64[15]         the ``Graph`` struct of kernels_cu/emit.cu
+    desc : uint64[16]         the ``Graph`` struct of kernels_cu/emit.cu
     """
 
     def __init__(self, cs: ConstraintSet, perm: np.ndarray | None = None):
@@ -105,6 +107,7 @@ class DeviceGraph:
         self.size = size
         # read by walk geps only: without any, the gep bound stands in (no second upload)
         self.walk_size = self._by_id(_u32(cs.walk_size())) if n and len(cs.walk_dst) else size
+        self.fi = self._by_id(_u32(cs.field_insensitive_mask())) if n and len(cs.field_insensitive) else None
         # the constraint columns (renumbered ids): the lists are rebuilt from them when the
         # representatives change (:meth:`relink`)
         self._copy = (ids(cs.copy_src), ids(cs.copy_dst))
@@ -132,7 +135,8 @@ class DeviceGraph:
         self.load_ptrs = cupy.flatnonzero(self.degree(self.l_ptr)).astype(cupy.uint32)
         self.desc = descriptor(self.c_ptr, self.c_dst, self.g_ptr, self.g_dst, self.g_off,
                                self.l_ptr, self.l_dst, self.s_ptr, self.s_val, self.v_ptr,
-                               self.v_ptr_of, self.rep, self.size, self.walk_size, self.i2p)
+                               self.v_ptr_of, self.rep, self.size, self.walk_size,
+                               0 if self.fi is None else self.fi, self.i2p)
 
     def degree(self, ptr: cupy.ndarray) -> cupy.ndarray:
         """uint32[n]: the row lengths of the list with row pointers ``ptr``."""
