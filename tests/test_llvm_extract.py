@@ -219,3 +219,29 @@ define ptr @main() {
     sol.names = cs.names
     assert cs.obj_size[cs.node_id("*main:%h")] == 3
     assert sol.points_to_names("main:%v") == ["*main:%h"]
+
+
+def test_unknown_layouts_are_field_insensitive(tmp_path):
+    """A heap block of unknown size whose use is not known (it leaves main) and a char buffer (an
+    array of scalars: one declared slot, the rest a tail) are one field-insensitive node each; a
+    constant-size block and a struct keep their slots. A struct field of either lands on it."""
+    path = tmp_path / "fi.ll"
+    path.write_text(HEAP_IR.replace("@main()", "@main(i64 %n)").replace("  ret i32 0\n}", """  %buf = alloca [64 x i8]
+  %f = getelementptr inbounds %struct.Big, ptr %any, i32 0, i32 5
+  store ptr %buf, ptr %f
+  %g = getelementptr inbounds %struct.Big, ptr %buf, i32 0, i32 3
+  store ptr %small, ptr %g
+  %v = load ptr, ptr %any
+  %w = load ptr, ptr %buf
+  ret i32 0
+}"""))
+    cs = extract([path])
+    fi = {cs.names[z] for z in cs.field_insensitive}
+    assert fi == {"*main:%any", "*main:%buf"}
+    assert cs.obj_size[cs.node_id("*main:%any")] == 1 and cs.obj_size[cs.node_id("*main:%big")] == 8
+    assert cs.obj_size[cs.node_id("*@table")] == 8
+    sol = solve(cs)
+    sol.names = cs.names
+    assert sol.points_to_names("main:%f") == ["*main:%any"]
+    assert sol.points_to_names("main:%v") == ["*main:%buf"]
+    assert sol.points_to_names("main:%w") == ["*main:%small"]

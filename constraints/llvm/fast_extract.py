@@ -12,7 +12,8 @@ The columnar form (little-endian, native sizes)::
     b"ANDX1\\n"
     int64[10]  n_nodes, n_addr, n_copy, n_load, n_store, n_gep, len(names), len(locations), len(stats),
                int_to_pointer (-1: none)
-    int32[n]   obj_size        int32[n]  location index per node (into the location table)
+    int32[n]   obj_size (-1: a field-insensitive object, of size 1)
+    int32[n]   location index per node (into the location table)
     int32[..]  addr_dst, addr_src, copy_dst, copy_src, load_dst, load_src,
                store_dst, store_src, gep_dst, gep_src, gep_offset
     int8[n]    kind
@@ -144,8 +145,9 @@ def load(module: ExtractedModule, inputs=()) -> tuple[ConstraintSet, ExtractStat
     pos += locs_len
     stats_lines = data[pos:pos + stats_len].decode("utf-8").splitlines()
     locations = table[loc].tolist()
-    cs = ConstraintSet(n, size.astype(np.int64), kind, *cols, int_to_pointer=i2p, names=names,
-                       locations=locations)
+    fi = np.flatnonzero(size < 0)        # a field-insensitive object's size is written as -1
+    cs = ConstraintSet(n, np.abs(size.astype(np.int64)), kind, *cols, int_to_pointer=i2p, names=names,
+                       locations=locations, field_insensitive=fi)
     stats = ExtractStats(inputs=list(inputs))
     if len(data) != expected:
         stats.access_sites = _sites(data, expected)

@@ -224,6 +224,7 @@ struct Builder {
   std::vector<int32_t> loc;  // index into the location table (0: "")
   std::string names;         // '\0' after each name
   std::vector<int32_t> col[NCOLS];
+  std::vector<int32_t> fi;   // the field-insensitive objects (ConstraintSet.field_insensitive), ascending
 
   int n() const { return (int)kind.size(); }
 
@@ -756,13 +757,33 @@ private:
   int namedWindow(long nbytes);
   std::pair<int, int> objectLayout(Type *ty, long count);
   // A heap object: window(nbytes) slots (maxSlots when the size is unknown), fewer where its
-  // use says so (heapUse: the slots its uses need, one when it is collapsed)
+  // use says so (heapUse: the slots its uses need, one when it is collapsed). Of unknown size
+  // and use, its layout is unknown: one field-insensitive node (every gep from it yields it),
+  // where maxSlots slots would put each of them in every set that holds one.
   int heapObject(const std::string &name, std::optional<long> nbytes, int l, const Value *site = nullptr) {
-    int n = !nbytes ? maxSlots : std::max(1, std::min(maxSlots, window(*nbytes)));
+    bool unknown = !nbytes || *nbytes <= 0;
+    int n = unknown ? maxSlots : std::max(1, std::min(maxSlots, window(*nbytes)));
     auto used = site ? heapUse.find(site) : heapUse.end();
     if (used != heapUse.end())
       n = std::max(1, std::min(n, used->second.slots));
+    else if (unknown) {
+      int o = B.obj(name, 1, OBJECT, l);
+      B.fi.push_back(o);
+      return o;
+    }
     return B.obj(name, n, OBJECT, l);
+  }
+  // A global or alloca of objectLayout's {slots, reach}. Where its type declares one slot and the
+  // rest is a tail (reach 1: an array of scalars, a char buffer, alloca(n)), what it holds is
+  // known only as "anywhere in its bytes": one field-insensitive node, which every read through
+  // another type lands on as it would on a slot of the tail.
+  int declaredObject(const std::string &name, int slots, int reach, int l) {
+    if (reach == 1 && slots > 1) {
+      int o = B.obj(name, 1, OBJECT, l);
+      B.fi.push_back(o);
+      return o;
+    }
+    return B.obj(name, slots, OBJECT, l, nullptr, reach);
   }
   // ---- heap objects typed by their use (useLayout)
   struct HeapUse {
@@ -1652,7 +1673,7 @@ void Extractor::declare() {
     int l = dbg ? mdLocation(dbg) : 0;
     auto [slots, reach] = g.isConstant() ? std::pair<int, int>{T.nSlots(g.getValueType()), 0}
                                          : objectLayout(g.getValueType(), 1);
-    int obj = B.obj("*@" + name, slots, OBJECT, l, nullptr, reach);
+    int obj = declaredObject("*@" + name, slots, reach, l);
     int addr = B.node("@" + name, VALUE, l);
     B.addr(addr, obj);
     globalObj[&g] = obj;
@@ -1939,7 +1960,7 @@ void Extractor::instruction(const Instruction &I) {
         count = 0;  // a negative count: as unknown as none
     }
     auto [slots, reach] = objectLayout(ty, count);
-    int obj = B.obj("*" + fn->name + ":%" + localName(&I), slots, OBJECT, curLoc(), nullptr, reach);
+    int obj = declaredObject("*" + fn->name + ":%" + localName(&I), slots, reach, curLoc());
     allocaObj[&I] = obj;
     allocaType[&I] = ty;
     B.addr(local(&I), obj);
@@ -2700,7 +2721,10 @@ void Extractor::write(raw_ostream &out) {
                               (int64_t)B.col[GEP_D].size(), (int64_t)B.names.size(), (int64_t)locs.size(),
                               (int64_t)stats.size(), i2pObj};
   put(out, header);
-  put(out, B.size);
+  std::vector<int32_t> size = B.size;  // a field-insensitive object's size is written as -1
+  for (int32_t o : B.fi)
+    size[o] = -1;
+  put(out, size);
   put(out, B.loc);
   for (auto &c : B.col)
     put(out, c);
