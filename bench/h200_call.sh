@@ -34,6 +34,7 @@ cd "$(dirname "$0")/.."
 export PYTHONUNBUFFERED=1 ANDERSEN_COMMIT=${ANDERSEN_COMMIT:?set ANDERSEN_COMMIT to the commit being measured}
 CPU_JOBS=${CPU_JOBS:-11}
 CPU_TIMEOUT_S=${CPU_TIMEOUT_S:-300}
+CPU_AFTER=${CPU_AFTER:-0}
 GPU_TIMEOUT_S=${GPU_TIMEOUT_S:-150}
 ROUNDS_S=${ROUNDS_S:-45}
 CUDA_S=${CUDA_S:-200}
@@ -52,12 +53,17 @@ el() { pack; echo "[$(( $(date +%s) - S )) s] $*"; }   # packed before every ste
 trap pack EXIT
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$RES/device.txt"
+cpu_corpus() {
+    timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
+        --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu"
+}
 if want corpus; then
-    el "cpu backend: numba cache, then the corpus ($CPU_JOBS at once)"
+    # CPU_AFTER=1: the cpu backend's corpus waits for the GPU's (the host's cores to the GPU solves'
+    # host steps, the cycle passes' SCC); only the numba cache is filled beside the GPU work
+    el "cpu backend: numba cache, then the corpus ($CPU_JOBS at once$([[ $CPU_AFTER == 1 ]] && echo ', after the gpu'))"
     (
         timeout 200 python3 -c "from andersen_gpu.warmup import compile_backend; print(compile_backend('cpu'))"
-        timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
-            --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu"
+        [[ $CPU_AFTER == 1 ]] || cpu_corpus
     ) > "$RES/cpu/log.txt" 2>&1 &
     CPU=$!
 fi
@@ -104,6 +110,10 @@ if want corpus; then
     tail -12 "$RES/gpu/log.txt"
     el "waiting for the cpu backend"
     wait "$CPU"
+    if [[ $CPU_AFTER == 1 ]]; then
+        el "corpus, cpu backend"
+        cpu_corpus >> "$RES/cpu/log.txt" 2>&1
+    fi
     tail -12 "$RES/cpu/log.txt"
 fi
 el "end"
