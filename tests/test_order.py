@@ -31,6 +31,8 @@ def renumber(cs: ConstraintSet, perm: np.ndarray) -> ConstraintSet:
     rep[perm] = perm[cs.rep]
     return ConstraintSet(n, gep_offset=cs.gep_offset, offline_rep=rep,
                          int_to_pointer=int(perm[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1,
+                         walk_dst=perm[cs.walk_dst], walk_src=perm[cs.walk_src], walk_offset=cs.walk_offset,
+                         field_insensitive=np.sort(perm[cs.field_insensitive]),
                          **per_node, **{c: perm[getattr(cs, c)] for c in _ID_COLS})
 
 
