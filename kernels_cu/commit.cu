@@ -4,7 +4,8 @@
 //
 //   commit_prev  x changed last round:  Pold(x) = P(x), ΔP(x) = ∅
 //   commit_new   x changed this round:  Pold(x) = P(x), P(x) = Pn(x), ΔP(x) = Dn(x);
-//                ctl[CTL_NEXT_C] += x's copy, gep and load out-degrees (the pairs it pushes),
+//                ctl[CTL_NEXT_C] += x's copy, gep and load out-degrees (the pairs it pushes; a
+//                gep pushes gep_pairs: 2 where field-insensitive objects give it a second pair),
 //                ctl[CTL_NEXT_G] += the stores it is the pointer or the value of, and
 //                ctl[CTL_LOAD_LIVE] += its load out-degree when P(x) was empty (Ldelta bound)
 //   mark_changed ch bit z = (ΔP(rep z) ≠ ∅), the pointees whose set changed (Ldelta in
@@ -31,7 +32,7 @@ extern "C" __global__ void commit_new(const u32* __restrict__ chg, u32* P, u32* 
                                       const u32* __restrict__ Pn, const u32* __restrict__ Dn,
                                       const u32* __restrict__ c_ptr, const u32* __restrict__ g_ptr,
                                       const u32* __restrict__ l_ptr, const u32* __restrict__ s_ptr,
-                                      const u32* __restrict__ v_ptr, u64* ctl) {
+                                      const u32* __restrict__ v_ptr, u32 gep_pairs, u64* ctl) {
     if (ovf_raised(ctl)) return;
     const u64 n = *(volatile u64*)&ctl[CTL_NCHG];
     const u64 stride = (u64)gridDim.x * blockDim.x;
@@ -46,7 +47,7 @@ extern "C" __global__ void commit_new(const u32* __restrict__ chg, u32* P, u32* 
             P[x] = Pn[x];
             D[x] = Dn[x];
             const u32 dl = degree(l_ptr, x);
-            push = degree(c_ptr, x) + degree(g_ptr, x) + dl;
+            push = degree(c_ptr, x) + gep_pairs * degree(g_ptr, x) + dl;
             stores = degree(s_ptr, x) + degree(v_ptr, x);
             live = old == 0 ? dl : 0;
         }

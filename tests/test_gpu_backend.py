@@ -353,3 +353,15 @@ def test_deterministic_on_largest_inputs(name):
         again = gpu_solve(cs)
         assert again == first, again.diff_report(first, labels=("run", "first run"))
     assert first.stats.notes["final_edges"] == first.n_edges
+
+
+def test_field_insensitive_pairs_are_counted():
+    # y holds a field-insensitive z and a two-slot object; 3000 geps x = y + 1 each push two
+    # pairs (a + 1 and z). The round's pair buffer is sized for both, so no round runs twice.
+    k, n0 = 3000, 4
+    cs = ConstraintSet.from_lists(n0 + k, obj_size={1: 1, 2: 2, 3: 1}, addr=[(0, 1), (0, 2)],
+                                  gep=[(n0 + i, 0, 1) for i in range(k)], field_insensitive=[1])
+    sol = gpu_solve(cs, preprocess=False)
+    assert sol == reference.solve(cs)
+    assert sorted(sol.points_to(n0 + k - 1).tolist()) == [1, 3]
+    assert sol.stats.notes["round_retries"] == 0

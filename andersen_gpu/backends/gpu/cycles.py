@@ -321,7 +321,7 @@ def collapse(rnd: Round, counts: Counts) -> dict:
     dc, dg, dl = g.degree(g.c_ptr), g.degree(g.g_ptr), g.degree(g.l_ptr)
     ds, dv = g.degree(g.s_ptr), g.degree(g.v_ptr)
     counts.nchg = int(chg.size)
-    counts.next_c = int((dc[chg].astype(cupy.uint64) + dg[chg] + dl[chg]).sum())
+    counts.next_c = int((dc[chg].astype(cupy.uint64) + g.gep_pairs * dg[chg].astype(cupy.uint64) + dl[chg]).sum())
     counts.next_g = int((ds[chg].astype(cupy.uint64) + dv[chg]).sum())
     counts.load_live = int(cupy.where(rnd.P[:n] != 0, dl, 0).astype(cupy.uint64).sum())
     c = rnd.pool.ctl.get()

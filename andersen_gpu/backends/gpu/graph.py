@@ -86,6 +86,7 @@ class DeviceGraph:
     walk_size : uint32[n]     the walk bound (``ConstraintSet.walk_size``; ``size`` when there is no walk)
     fi : uint32[n] or None    1 at the field-insensitive objects (``ConstraintSet.field_insensitive_mask``),
                               None when there is none
+    gep_pairs : int           contribution pairs a gep may push a round: 2 with ``fi``, else 1
     nodes : uint32[k]         the representatives, ascending
     load_ptrs : uint32[q]     the representatives with a load successor
     perm, inverse             new id of every constraint-set node and its inverse (uint32[n]),
@@ -108,6 +109,7 @@ class DeviceGraph:
         # read by walk geps only: without any, the gep bound stands in (no second upload)
         self.walk_size = self._by_id(_u32(cs.walk_size())) if n and len(cs.walk_dst) else size
         self.fi = self._by_id(_u32(cs.field_insensitive_mask())) if n and len(cs.field_insensitive) else None
+        self.gep_pairs = 1 if self.fi is None else 2   # pairs a gep may push (emit.cu: the fi part)
         # the constraint columns (renumbered ids): the lists are rebuilt from them when the
         # representatives change (:meth:`relink`)
         self._copy = (ids(cs.copy_src), ids(cs.copy_dst))

@@ -176,7 +176,7 @@ class Round:
         # P, D, Pold of the nodes changed now; the next round's counts
         t.run("commit", f("commit_new"), self.grid, (BLOCK,), (
             self.chg_next, self.P, self.D, self.Pold, self.Pn, self.Dn, g.c_ptr, g.g_ptr, g.l_ptr,
-            g.s_ptr, g.v_ptr, self.pool.ctl))
+            g.s_ptr, g.v_ptr, np.uint32(g.gep_pairs), self.pool.ctl))
         # ch, cb: the pointees whose set changed, and their element bases
         fill_bytes(self.cb, 0)
         t.run("commit", f("mark_changed"), blocks_for(self.n_ch_words * 32), (BLOCK,), (
