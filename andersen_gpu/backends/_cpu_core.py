@@ -536,7 +536,7 @@ def solve_core(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_ds
     gmask = _gep_masks(n, obj_size)
     wmask = _gep_masks(n, walk_size) if gep_walk.any() else np.zeros((1, 1), np.uint64)   # read by walks only
     has_fi = fi.any()
-    fimask = _flag_mask(n, fi)
+    fimask = _flag_mask(n, fi) if has_fi else np.zeros(1, np.uint64)   # read only with has_fi
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
     d1buf = np.empty(2 * (n // 64 + 2), np.uint64)
     d64buf = np.empty(2 * (n // 64 + 2), np.uint64)
