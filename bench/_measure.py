@@ -119,7 +119,7 @@ def _timed(fn, cfg: MeasureConfig, always_repeat: bool = False):
     first = fn()
     ms = [(time.perf_counter() - t) * 1e3]
     results = [first]
-    if always_repeat and cfg.repeat > 0 or ms[0] <= cfg.long_s * 1e3 and cfg.repeat > 0:
+    if cfg.repeat > 0 and (always_repeat or ms[0] <= cfg.long_s * 1e3):
         ms, results = [], []
         for _ in range(cfg.repeat):
             t = time.perf_counter()

@@ -17,8 +17,9 @@
 // (z read through rep, z ≠ i2p for loads and stores). Lfull(T) = ∪_{z∈T} P(rep z) and
 // Ldelta(S) = ∪_{z∈S} ΔP(rep z) are computed once per distinct set and round (a per-round memo
 // keyed by sid: many pointers share their set); shift(ΔP, o) once per (sid, o) for the whole
-// solve (a persistent memo), and so is the field-insensitive part, shift(ΔP, 0) against `fi`. The stores emit grouping pairs (T << 32 | sid) for stores.cu,
-// which unions the values of each T and expands T: one walk of T per distinct set.
+// solve (a persistent memo), and so is the field-insensitive part, shift(ΔP, 0) against `fi`.
+// The stores emit grouping pairs (T << 32 | sid) for stores.cu, which unions the values of each
+// T and expands T: one walk of T per distinct set.
 //
 // One kernel, emit, one warp per item: a node y of the changed list (ΔP(y) ≠ ∅) pushes to its
 // copy, gep and load successors (C pairs) and the stores it is the pointer or the value of (G

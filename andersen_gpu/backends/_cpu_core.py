@@ -535,8 +535,8 @@ def solve_core(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_ds
     gbuf = np.empty(2 * (n // 64 + 2), np.uint64)     # room for any set of node ids
     gmask = _gep_masks(n, obj_size)
     wmask = _gep_masks(n, walk_size) if gep_walk.any() else np.zeros((1, 1), np.uint64)   # read by walks only
-    has_fi = fi.any()
-    fimask = _flag_mask(n, fi) if has_fi else np.zeros(1, np.uint64)   # read only with has_fi
+    fimask = _flag_mask(n, fi) if fi.any() else np.zeros(0, np.uint64)   # empty: no field-insensitive object
+    has_fi = len(fimask) > 0
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
     d1buf = np.empty(2 * (n // 64 + 2), np.uint64)
     d64buf = np.empty(2 * (n // 64 + 2), np.uint64)
@@ -771,12 +771,13 @@ def solve_core(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_ds
                     gl = _shifted(d1buf, d1, o, obj_size, gmask, gbuf)
                 else:
                     gl = _shifted(d64buf, d64, o, obj_size, gmask, gbuf)
-                if gl > 0 or (dfi > 0 and o > 0):
+                fl = dfi if o > 0 else 0    # offset 0 keeps them by the size bound already
+                if gl > 0 or fl > 0:
                     x = find(parent, gep_dst[c])
                     if gl > 0:
                         _take(t, x, sets.union_words(t, pts[x], gbuf, gl), pts, ctr, wq)
-                    if dfi > 0 and o > 0:
-                        _take(t, x, sets.union_words(t, pts[x], dfibuf, dfi), pts, ctr, wq)
+                    if fl > 0:
+                        _take(t, x, sets.union_words(t, pts[x], dfibuf, fl), pts, ctr, wq)
                 c = g_next[c]
             # y --copy--> x  ⟹  Δpts(y) ⊆ pts(x), i.e. pts(x) ∪ pts(y) = pts(x) ∪ Δpts(y)
             # (several stale ids in suc[v] may resolve to one representative: push once)

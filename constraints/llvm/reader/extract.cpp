@@ -228,6 +228,13 @@ struct Builder {
 
   int n() const { return (int)kind.size(); }
 
+  // A field-insensitive object: one node, listed in fi.
+  int insensitiveObj(const std::string &name, int l) {
+    int o = obj(name, 1, OBJECT, l);
+    fi.push_back(o);
+    return o;
+  }
+
   int node(const std::string &name, int k = VALUE, int l = 0) {
     names += name;
     return named(k, l);
@@ -766,11 +773,8 @@ private:
     auto used = site ? heapUse.find(site) : heapUse.end();
     if (used != heapUse.end())
       n = std::max(1, std::min(n, used->second.slots));
-    else if (unknown) {
-      int o = B.obj(name, 1, OBJECT, l);
-      B.fi.push_back(o);
-      return o;
-    }
+    else if (unknown)
+      return B.insensitiveObj(name, l);
     return B.obj(name, n, OBJECT, l);
   }
   // A global or alloca of objectLayout's {slots, reach}. Where its type declares one slot and the
@@ -778,11 +782,8 @@ private:
   // known only as "anywhere in its bytes": one field-insensitive node, which every read through
   // another type lands on as it would on a slot of the tail.
   int declaredObject(const std::string &name, int slots, int reach, int l) {
-    if (reach == 1 && slots > 1) {
-      int o = B.obj(name, 1, OBJECT, l);
-      B.fi.push_back(o);
-      return o;
-    }
+    if (reach == 1 && slots > 1)
+      return B.insensitiveObj(name, l);
     return B.obj(name, slots, OBJECT, l, nullptr, reach);
   }
   // ---- heap objects typed by their use (useLayout)
