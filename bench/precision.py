@@ -134,7 +134,7 @@ def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: boo
                             ptr_set=np.array([sid[s] for s in sets_of.tolist()], np.int32),
                             obj_names=np.array([names[o] for o in objs]), set_indptr=indptr, set_indices=indices)
     if baseline is not None and baseline.is_file():
-        row.update(_compare(np.load(baseline), names, ptrs, sets_of, obj_sets))
+        row.update(_compare(np.load(baseline), names, ptrs, sets_of, obj_sets, _folded(cs)))
         ids = {x: i for i, x in enumerate(names)}
         kind_name = {1: "object", 3: "function"}
         for entry in row["lost_by_object"]:  # what the lost object is now: kind and slots
@@ -194,8 +194,25 @@ def explain_empty(bc: Path, names, empty_ids) -> dict:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
-def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
+def _folded(cs) -> dict:
+    """{object: the object it is now}: globals whose memory is the one ``<constant data>``
+    object (read-only plain data; ``constraints.llvm.extract_with_stats``), named ``*@G`` in a
+    front end that gave each its own object."""
+    import numpy as np
+
+    names = cs.names
+    const = [i for i, x in enumerate(names) if x == "<constant data>"]
+    if not const:
+        return {}
+    dst = np.asarray(cs.addr_dst)[np.asarray(cs.addr_src) == const[0]]
+    return {"*" + names[d]: const[0] for d in dst.tolist() if names[d].startswith("@")}
+
+
+def _compare(old, names, ptrs, sets_of, obj_sets, folded=None, sample: int = 40) -> dict:
     """Named pointers whose set lost an object against a saved baseline (objects by name).
+
+    ``folded`` ({old object name: node}, :func:`_folded`): an old object that is now part of
+    node is not lost from a set that holds that node.
 
     The sample lists first the pointers that lost an object outside the baseline's ``<ptrtoint>``
     set (``escaped_objs``: objects whose address the program turned into an integer), then the others.
@@ -207,6 +224,10 @@ def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
     escaped = {old_obj[str(x)] for x in old["escaped_objs"].tolist() if str(x) in old_obj} \
         if "escaped_objs" in old.files else set()
     old_ptr = {str(x): int(s) for x, s in zip(old["ptr_names"].tolist(), old["ptr_set"].tolist())}
+    into_node = {}   # node -> the old objects folded into it
+    for name, node in (folded or {}).items():
+        if name in old_obj:
+            into_node.setdefault(node, []).append(old_obj[name])
     mapped = {}
     lost_by_pair = {}
     by_object = Counter()  # old object id -> named pointers that lost it
@@ -221,6 +242,8 @@ def _compare(old, names, ptrs, sets_of, obj_sets, sample: int = 40) -> dict:
         if lost is None:
             if s not in mapped:
                 mapped[s] = {old_obj.get(names[z], -1) for z in obj_sets[s].tolist()}
+                for z in obj_sets[s].tolist():
+                    mapped[s].update(into_node.get(z, ()))
             before = old_sets[1][old_sets[0][o]:old_sets[0][o + 1]].tolist()
             lost = lost_by_pair[key] = [x for x in before if x not in mapped[s]]
         if lost:

@@ -97,7 +97,7 @@ def clang_then_mem2reg(flags: list[str], src: Path, out: Path, what: str = "") -
     return out
 
 
-def read_module(paths, extra_flags=(), progress=None, sites: bool = False):
+def read_module(paths, extra_flags=(), progress=None, sites: bool = False, model_constants: bool = False):
     """Compile, read and link ``paths`` into one program and extract its constraints.
 
     Parameters
@@ -108,6 +108,8 @@ def read_module(paths, extra_flags=(), progress=None, sites: bool = False):
     progress : optional tqdm-like factory ``progress(total=n)``: a bar over the
         instructions of the program's defined functions while the helper extracts
     sites : also record the access sites (:mod:`.access_sites`)
+    model_constants : one object per read-only global of plain data, not one for all
+        (:func:`constraints.llvm.extract_with_stats`)
 
     Returns
     -------
@@ -160,7 +162,7 @@ def read_module(paths, extra_flags=(), progress=None, sites: bool = False):
             raise InputError(f"cannot write the models table to {cache_dir()}: {exc.strerror}") from None
         files = [str(p) for p in ir]
         cmd = [exe, "--extract", str(models), *(["--sites"] if sites else []), *(["--progress"] if progress else []),
-               *files]
+               *(["--model-constants"] if model_constants else []), *files]
         try:
             res = _run_with_progress(cmd, progress) if progress else subprocess.run(cmd, capture_output=True)
         except OSError as exc:

@@ -603,6 +603,8 @@ public:
 
   // Where "progress DONE TOTAL" lines go (instructions of defined functions), or nullptr.
   raw_ostream *progress = nullptr;
+  // Every plainConstant global is the one object constantData() (else one object each).
+  bool foldConstants = true;
 
   void run();
   void write(raw_ostream &out);
@@ -672,6 +674,7 @@ private:
   DenseMap<int, int> smearMemo;  // smearOf
   std::vector<std::function<void()>> pending;  // integer tracing, once the body is read
   int i2pObj = -1;
+  int constObj = -1;  // constantData()
 
   // ---- locations
   int intern(const std::string &s) {
@@ -834,6 +837,34 @@ private:
     int src = nodeOf(v);
     if (src >= 0)
       B.copy(dst, src);
+  }
+  // The one object of every read-only global whose initializer holds no address (string
+  // literals, tables of numbers: plainConstant): a field-insensitive node, as SVF's one constant
+  // object (its option -model-consts off). Nothing can be read from such memory as a pointer, and
+  // nothing may be written there, so one object loses no pointer and no mod/ref answer; it only
+  // stops telling two literals apart (Extractor::foldConstants false keeps one object each).
+  int constantData() {
+    if (constObj < 0)
+      constObj = B.insensitiveObj("<constant data>", 0);
+    return constObj;
+  }
+  // A constant global (its definition final in this program) whose initializer is data alone:
+  // no global, function, block address or constant expression anywhere in it.
+  static bool plainConstant(const GlobalVariable &g) {
+    if (!g.isConstant() || !g.hasDefinitiveInitializer())
+      return false;
+    std::vector<const Constant *> work{g.getInitializer()};
+    while (!work.empty()) {
+      const Constant *c = work.back();
+      work.pop_back();
+      if (isa<ConstantData>(c))  // integers, floats, null, undef, zeroes, strings and data arrays
+        continue;
+      if (!isa<ConstantAggregate>(c))
+        return false;
+      for (const Use &u : c->operands())
+        work.push_back(cast<Constant>(u.get()));
+    }
+    return true;
   }
   int i2p() {
     if (i2pObj < 0)
@@ -1672,9 +1703,14 @@ void Extractor::declare() {
     std::string name = globalName(&g);
     MDNode *dbg = g.getMetadata(LLVMContext::MD_dbg);
     int l = dbg ? mdLocation(dbg) : 0;
-    auto [slots, reach] = g.isConstant() ? std::pair<int, int>{T.nSlots(g.getValueType()), 0}
-                                         : objectLayout(g.getValueType(), 1);
-    int obj = declaredObject("*@" + name, slots, reach, l);
+    int obj;
+    if (foldConstants && plainConstant(g)) {
+      obj = constantData();
+    } else {
+      auto [slots, reach] = g.isConstant() ? std::pair<int, int>{T.nSlots(g.getValueType()), 0}
+                                           : objectLayout(g.getValueType(), 1);
+      obj = declaredObject("*@" + name, slots, reach, l);
+    }
     int addr = B.node("@" + name, VALUE, l);
     B.addr(addr, obj);
     globalObj[&g] = obj;
@@ -1721,12 +1757,15 @@ void Extractor::prescan() {
         }
 }
 
-// Initializer v of type ty placed at obj + slot
+// Initializer v of type ty placed at obj + slot. A pointer-sized integer holds the addresses
+// it is made of (i64 ptrtoint (ptr @x to i64)), as one stored by the program would (storeInts).
 void Extractor::initGlobal(Type *ty, const Constant *v, int obj, int slot) {
-  if (!T.hasPtr(ty) || isa<ConstantPointerNull>(v) || isa<UndefValue>(v) || isa<ConstantAggregateZero>(v) ||
-      isa<ConstantDataSequential>(v) || isa<ConstantTokenNone>(v) || isa<ConstantFP>(v) || isa<BlockAddress>(v))
-    return;
-  if (ty->isPointerTy()) {
+  if (isa<ConstantData>(v) || isa<BlockAddress>(v) || !(T.hasPtr(ty) || isWord(ty)))
+    return;  // numbers, strings, null, zeroes, undef: no address
+  if (ty->isIntegerTy()) {
+    if (isWord(ty))
+      intInto(obj + slot, constIntSources(v), "cexpr.int");
+  } else if (ty->isPointerTy()) {
     v = cast<Constant>(unwrapped(v));
     if (auto *gv = dyn_cast<GlobalVariable>(v)) {
       B.addr(obj + slot, globalObj.lookup(gv));
@@ -2964,7 +3003,7 @@ void Extractor::writeSites(raw_ostream &out) {
 
 // Declared in read_bitcode.cpp, which calls it.
 bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why,
-                        raw_ostream *progress, bool sites) {
+                        raw_ostream *progress, bool sites, bool foldConstants) {
   Models models;
   if (!models.load(modelsPath)) {
     why = std::string("cannot read the models file ") + modelsPath;
@@ -2975,6 +3014,7 @@ bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std
     Extractor &ex = *new Extractor(m, models);
     ex.progress = progress;
     ex.recordSites = sites;
+    ex.foldConstants = foldConstants;
     ex.run();
     ex.write(out);
     return true;

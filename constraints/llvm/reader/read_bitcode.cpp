@@ -1,6 +1,6 @@
 // read_bitcode: the constraints of a program in LLVM 19 bitcode or IR text.
 //
-// Usage: read_bitcode --extract MODELS [--sites] [--progress] FILE...
+// Usage: read_bitcode --extract MODELS [--sites] [--progress] [--model-constants] FILE...
 //
 // FILE... is one .bc read as it is, or .ll/.bc files linked as llvm-link-19
 // links them (load.cpp). The constraints go to stdout in the columnar form
@@ -9,7 +9,9 @@
 // fast_extract.py from externals.py). --sites adds the memory-access sites of
 // the alias facts. --progress also writes "progress DONE TOTAL" lines on
 // stderr as it walks the functions (instructions of defined functions; about
-// a hundred lines). Exit 1 and one "error: FILE: ..." line on stderr when LLVM
+// a hundred lines). --model-constants gives every read-only global of plain data
+// (a string literal, a table of numbers) an object of its own instead of the
+// one shared "<constant data>" object (extract.cpp, constantData()). Exit 1 and one "error: FILE: ..." line on stderr when LLVM
 // cannot read, link or verify the input, or the module holds something the
 // extractor does not know.
 //
@@ -39,7 +41,7 @@ using namespace llvm;
 // ``sites``) to ``out``. Returns false, writing nothing, when the module holds
 // something the extractor does not know; ``why`` then says what.
 bool extractConstraints(Module &m, const char *modelsPath, raw_ostream &out, std::string &why,
-                        raw_ostream *progress, bool sites);
+                        raw_ostream *progress, bool sites, bool foldConstants);
 
 // load.cpp: the program of ``files`` (one .bc read as it is when ``single``, else
 // linked as llvm-link-19 does); nullptr and ``err`` when LLVM rejects it.
@@ -60,7 +62,7 @@ static bool isSingleBitcode(const std::vector<const char *> &files) {
 }
 
 int main(int argc, char **argv) {
-  bool progress = false, sites = false;
+  bool progress = false, sites = false, foldConstants = true;
   const char *models = nullptr;
   std::vector<const char *> files;
   for (int k = 1; k < argc; ++k) {
@@ -68,13 +70,15 @@ int main(int argc, char **argv) {
       progress = true;
     else if (std::strcmp(argv[k], "--sites") == 0)
       sites = true;
+    else if (std::strcmp(argv[k], "--model-constants") == 0)
+      foldConstants = false;
     else if (std::strcmp(argv[k], "--extract") == 0 && k + 1 < argc)
       models = argv[++k];
     else
       files.push_back(argv[k]);
   }
   if (files.empty() || models == nullptr) {
-    errs() << "usage: read_bitcode --extract MODELS [--sites] [--progress] FILE...\n";
+    errs() << "usage: read_bitcode --extract MODELS [--sites] [--progress] [--model-constants] FILE...\n";
     return 2;
   }
   bool single = isSingleBitcode(files);
@@ -93,7 +97,7 @@ int main(int argc, char **argv) {
   if (!m.IsNewDbgInfoFormat)
     m.convertToNewDbgValues();
   std::string why;
-  if (!extractConstraints(m, models, outs(), why, progress ? &errs() : nullptr, sites)) {
+  if (!extractConstraints(m, models, outs(), why, progress ? &errs() : nullptr, sites, foldConstants)) {
     errs() << "error: " << files.back() << ": cannot extract the constraints: " << why << "\n";
     return 1;
   }
