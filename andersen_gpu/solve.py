@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import time
 
 from constraints.model import ConstraintSet
 
@@ -99,7 +100,11 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
     Returns
     -------
     Solution
-        Points-to sets of every node of ``cs`` (offline merges expanded). Numba's one-time
+        Points-to sets of every node of ``cs`` (offline merges expanded). Where
+        ``cs.collapse_cycles`` is set, of the set with the objects positive-weight cycles reach
+        collapsed (:mod:`andersen_gpu.preprocess.objects`; its object-level solve runs on the same
+        backend and counts in ``stats.solve_ms``, ``stats.notes["collapse_cycles"]`` says what it
+        did). Numba's one-time
         compile runs first, apart: ``stats.compile_ms`` holds its time (0 once done in this
         process), ``stats.solve_ms`` does not. The cpu backend runs in a worker thread
         (:func:`andersen_gpu.interrupt.call`), so that Ctrl-C interrupts it at once.
@@ -129,12 +134,22 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         module = importlib.import_module(f"andersen_gpu.backends.{name}")
     except ImportError as exc:
         raise BackendUnavailable(f"{name} backend unavailable: {exc}") from None
+    step = warmup.compile_backend(name, threads, announce)
+    objects = None
+    if cs.collapse_cycles:
+        from .preprocess.objects import collapse_reached
+        t = time.perf_counter()
+        cs, objects = collapse_reached(cs, lambda coarse: solve(coarse, backend=name, announce=announce,
+                                                                threads=threads, **options))
+        objects_ms = (time.perf_counter() - t) * 1e3
     if name == "cpu":
         options["threads"] = threads
     if name == "gpu" and kernel_timing:
         options["timing"] = True
-    step = warmup.compile_backend(name, threads, announce)
     sol = interrupt.call(module.solve, cs, **options) if name == "cpu" else module.solve(cs, **options)
     if sol.stats is not None:
         sol.stats.compile_ms = step.ms
+        if objects is not None:
+            sol.stats.solve_ms += objects_ms
+            sol.stats.notes["collapse_cycles"] = objects.note()
     return sol

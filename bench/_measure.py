@@ -176,6 +176,9 @@ def measure_one(inp: BenchInput, cfg: MeasureConfig, emit=print) -> None:
     usable, skipped = available_backends(cfg.backends)
     for b in usable:
         _warm_up(b)
+    objects_ms: dict[str, float] = {}
+    if cs.collapse_cycles:
+        cs, objects_ms = _collapse_objects(cs, usable, base)
     pre_med, _pre_min, pre_runs, pre_results = _timed(lambda: collapse(cs), cfg)
     work, pstats = pre_results[-1]
     del pre_results
@@ -206,8 +209,11 @@ def measure_one(inp: BenchInput, cfg: MeasureConfig, emit=print) -> None:
         sol = sols[-1]
         st = sol.stats
         edges = sol.n_edges
+        obj_ms = objects_ms.get(b)
+        if obj_ms is not None:
+            row["objects_ms"] = round(obj_ms, 2)
         row.update(device=(st.device if st and st.device else ""), runs=runs, solve_ms_median=round(med, 2),
-                   solve_ms_min=round(mn, 2), total_ms=round(pre_med + med, 2),
+                   solve_ms_min=round(mn, 2), total_ms=round((obj_ms or 0.0) + pre_med + med, 2),
                    backend_solve_ms=round(st.solve_ms, 2) if st else None,
                    iterations=st.iterations if st else None, final_edges=edges, distinct_sets=sol.n_sets,
                    peak_device_mib=round(st.peak_device_bytes / 2**20, 1) if st and st.peak_device_bytes else None,
@@ -225,6 +231,27 @@ def measure_one(inp: BenchInput, cfg: MeasureConfig, emit=print) -> None:
         emit(json.dumps(row))
     for b, why in skipped.items():
         emit(json.dumps(dict(base, backend=b, skipped=why, peak_host_mib=peak_rss_mib())))
+
+
+def _collapse_objects(cs, backends, base: dict):
+    """The set every backend solves when ``cs.collapse_cycles`` (``andersen_gpu.preprocess.objects``:
+    the objects positive-weight cycles reach, found by an object-level solve), made once by each
+    fast backend (the reference backend's is skipped where another ran: the set is the same) and
+    timed there: ``objects_ms`` per backend; ``base`` gets the objects and slots collapsed."""
+    from andersen_gpu import solve
+    from andersen_gpu.preprocess.objects import collapse_reached
+
+    out, ms = None, {}
+    for b in [x for x in backends if x != "reference"] or list(backends):
+        opts = {} if b == "reference" else {"preprocess": True}
+        t = time.perf_counter()
+        got, stats = collapse_reached(cs, lambda coarse: solve(coarse, backend=b, **opts))
+        ms[b] = (time.perf_counter() - t) * 1e3
+        if out is not None and got != out:
+            raise RuntimeError(f"backend {b} collapsed other objects than the first backend")
+        out = got
+    base.update(collapsed_objects=stats.objects, collapsed_slots=stats.slots, cycle_nodes=stats.cycle_nodes)
+    return out, ms
 
 
 def _reference_too_big(work, edges, cfg: MeasureConfig) -> str:

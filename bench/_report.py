@@ -70,12 +70,17 @@ def summary(df):
             hit = g[(g.backend == b) & g.get("solve_ms_median", pd.Series(dtype=float)).notna()] \
                 if "solve_ms_median" in g else g.iloc[:0]
             row[f"{b}_ms"] = hit.solve_ms_median.iloc[0] if len(hit) else None
+            if "objects_ms" in hit and len(hit) and pd.notna(hit.objects_ms.iloc[0]):
+                row[f"{b}_objects_ms"] = hit.objects_ms.iloc[0]
             if b == "gpu" and len(hit) and "peak_device_mib" in hit:
                 row["gpu_peak_MiB"] = hit.peak_device_mib.iloc[0]
                 if "device_bytes_per_fact" in hit:
                     row["gpu_bytes/fact"] = hit.device_bytes_per_fact.iloc[0]
-        if row.get("gpu_ms") and row.get("cpu_ms"):
-            row["cpu/gpu"] = round(row["cpu_ms"] / row["gpu_ms"], 2)
+        if row.get("gpu_ms") and row.get("cpu_ms"):   # each with its own object-level solve, where it ran one
+            row["cpu/gpu"] = round((row["cpu_ms"] + (row.get("cpu_objects_ms") or 0))
+                                   / (row["gpu_ms"] + (row.get("gpu_objects_ms") or 0)), 2)
+        if "collapsed_objects" in first and pd.notna(first.get("collapsed_objects")):
+            row["collapsed_objects"] = first.get("collapsed_objects")
         solved = g[g.digest.notna()] if "digest" in g else g.iloc[:0]
         row["final_edges"] = solved.final_edges.iloc[0] if len(solved) else None
         if "distinct_sets" in solved:
@@ -124,7 +129,10 @@ def write_markdown(df, path: Path, meta: dict) -> None:
              f"(one run where the warm-up took over {meta['long_s']} s); concurrent cpu jobs: {meta['jobs']}",
              "- times in ms, wall clock: `preprocess_ms` is the offline collapse shared by every backend; "
              "`<backend>_ms` the median solve of the collapsed set, from constraint arrays in host memory to the "
-             "solution in host memory (device copies included)",
+             "solution in host memory (device copies included); `<backend>_objects_ms` the object-level solve "
+             "on that backend that picks the objects to collapse (`collapsed_objects`; LLVM inputs: "
+             "`andersen_gpu.preprocess.objects`), once, before the preprocessing; `cpu/gpu` compares "
+             "objects + solve",
              "- `agrees`: every backend's solution, and the paper's reference solution where there is one, "
              "is the same (per-node digest, and `Solution ==` between backends run in one process); "
              "`checked` lists what was compared"]

@@ -46,6 +46,17 @@ Two facts about the program travel with the constraints:
   as it checks a gep, ``d < bound(z)``, against a second array. (Plain geps
   of offset ``d`` are no shortcut: sizes nest, so ``z + 3`` may be a field
   of ``z`` while no chain of three ``+1`` steps reaches it.)
+* ``collapse_cycles``: a choice of model the LLVM front end makes. Where it is
+  set, an object that a *positive-weight cycle* may reach (a node on a cycle
+  of copies and geps with an offset of 1 or more: pointer arithmetic in a
+  loop, the front end's smears of unknown offsets) is one field-insensitive
+  node, as Pearce, Kelly and Hankin (TOPLAS 2007) and SVF collapse it: such a
+  pointer may land on any slot at or after the one it held, and listing every
+  slot in every set it reaches is what made sets large. Solving applies it
+  first (:mod:`andersen_gpu.preprocess.objects`), so every backend solves the
+  same collapsed set; the objects collapsed are those an object-level solve
+  (every object field-insensitive: a sound over-approximation) finds in a
+  cycle node's set.
 """
 
 from __future__ import annotations
@@ -128,6 +139,9 @@ class ConstraintSet:
     field_insensitive : int32[f]
         Ids of the field-insensitive objects (see the module docstring), ascending and
         distinct, each with ``obj_size == 1`` (usually empty).
+    collapse_cycles : bool
+        Objects reached by a positive-weight cycle are collapsed before solving (see the
+        module docstring; the LLVM front end sets it, dumps of other tools do not).
     names : tuple[str, ...] or None
         A readable name per node (front end), or None.
     locations : tuple[str, ...] or None
@@ -162,6 +176,7 @@ class ConstraintSet:
     walk_src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     walk_offset: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     field_insensitive: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    collapse_cycles: bool = False
     names: tuple[str, ...] | None = None
     locations: tuple[str, ...] | None = None
 
@@ -215,7 +230,8 @@ class ConstraintSet:
             raise InputError(f"node count {n} outside [0, 2^31)")
         object.__setattr__(self, "n_nodes", n)
         for f in fields(self):
-            if f.name in ("n_nodes", "int_to_pointer", "names", "locations", "kind", "offline_rep"):
+            if f.name in ("n_nodes", "int_to_pointer", "names", "locations", "kind", "offline_rep",
+                          "collapse_cycles"):
                 continue
             object.__setattr__(self, f.name, _as_i32(f.name, getattr(self, f.name)))
         kind = np.ascontiguousarray(np.asarray(self.kind), dtype=np.int8)
@@ -224,6 +240,7 @@ class ConstraintSet:
         if self.offline_rep is not None:
             object.__setattr__(self, "offline_rep", _as_i32("offline_rep", self.offline_rep))
         object.__setattr__(self, "int_to_pointer", int(self.int_to_pointer))
+        object.__setattr__(self, "collapse_cycles", bool(self.collapse_cycles))
         for attr in ("names", "locations"):
             v = getattr(self, attr)
             if v is not None:
@@ -340,6 +357,8 @@ class ConstraintSet:
         for f in fields(self):
             if f.name not in state and f.default_factory is not MISSING:
                 state[f.name] = f.default_factory()
+            elif f.name not in state and f.default is not MISSING:
+                state[f.name] = f.default
         for name, value in state.items():
             object.__setattr__(self, name, value)
 
@@ -440,6 +459,8 @@ class ConstraintSet:
             lines.append(f"offline merges: {merged:,}; HCD table entries: {len(self.hcd_ptr):,}")
         if self.int_to_pointer >= 0:
             lines.append(f"int-to-pointer object: {self.node_label(self.int_to_pointer)}")
+        if self.collapse_cycles:
+            lines.append("objects reached by positive-weight cycles: collapsed before solving")
         return "\n".join(lines)
 
     def replace(self, **changes) -> "ConstraintSet":

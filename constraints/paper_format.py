@@ -442,7 +442,7 @@ def check_paper_compatible(cs: ConstraintSet, use_hcd: bool = True, target: str 
     """Raise :class:`InputError` if ``cs`` cannot be written in the paper format without changing its meaning.
 
     The format fixes the int-to-pointer object at node 1, bounds gep offsets
-    by 1024, has no place for walk geps or field-insensitive objects, and (without the HCD file)
+    by 1024, has no place for walk geps, field-insensitive objects or ``collapse_cycles``, and (without the HCD file)
     none for offline merges.
     Names, locations and the value/field distinction are not representable;
     they do not change the solution and are dropped.
@@ -463,6 +463,9 @@ def check_paper_compatible(cs: ConstraintSet, use_hcd: bool = True, target: str 
     if len(cs.field_insensitive):
         raise InputError("this set has field-insensitive objects: the paper format has no place for them "
                          "(write .acs or .npz)", target)
+    if cs.collapse_cycles:
+        raise InputError("this set collapses the objects positive-weight cycles reach: the paper format has no "
+                         "place for that (write .acs or .npz)", target)
 
 
 def format_nodes(cs: ConstraintSet) -> Iterable[str]:

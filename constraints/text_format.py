@@ -15,7 +15,9 @@ One statement per line, ``#`` starts a comment (outside quoted strings)::
 The header holds the format name, its version and the count of every kind
 of line that follows; ``names=1``/``locations=1``/``merges=1`` say that the
 set carries names, locations or offline merges (so that "none" and "all
-empty" stay distinct). Then exactly ``nodes`` node lines, ids in order, with
+empty" stay distinct); ``collapse_cycles=1`` that objects reached by
+positive-weight cycles are collapsed before solving (:mod:`constraints.model`;
+a reader that does not know the key refuses the file). Then exactly ``nodes`` node lines, ids in order, with
 the node's :class:`~constraints.model.NodeKind` in lower case, its object
 size, and optionally its offline representative, ``fi=1`` for a
 field-insensitive object (:mod:`constraints.model`), name and location (JSON
@@ -58,7 +60,7 @@ FORMAT_VERSION = 1
 SUFFIXES = (".acs", ".acs.gz")
 
 _COUNT_KEYS = ("nodes",) + EDGE_KINDS + ("hcd",)
-_FLAG_KEYS = ("names", "locations", "merges")
+_FLAG_KEYS = ("names", "locations", "merges", "collapse_cycles")
 _HEADER_KEYS = _COUNT_KEYS + ("int_to_pointer",) + _FLAG_KEYS
 _KIND_WORDS = {k.name.lower(): int(k) for k in NodeKind}
 
@@ -84,7 +86,8 @@ def format_text(cs: ConstraintSet) -> Iterable[str]:
     header = [f"{FORMAT_NAME} {FORMAT_VERSION}", f"nodes={cs.n_nodes}"]
     header += [f"{k}={cs.count(k)}" for k in EDGE_KINDS]
     header += [f"hcd={len(cs.hcd_ptr)}", f"int_to_pointer={cs.int_to_pointer}"]
-    header += [f"{flag}=1" for flag, present in zip(_FLAG_KEYS, (cs.names, cs.locations, rep))
+    header += [f"{flag}=1" for flag, present in zip(_FLAG_KEYS, (cs.names, cs.locations, rep,
+                                                                (True if cs.collapse_cycles else None)))
                if present is not None]
     yield " ".join(header) + "\n"
     yield "# node ID KIND SIZE [rep=R] [fi=1] [name=\"...\"] [loc=\"...\"]\n"
@@ -249,7 +252,7 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
     try:
         return ConstraintSet(n_nodes=n, obj_size=sizes, kind=kinds, int_to_pointer=i2p, offline_rep=rep,
                              names=names, locations=locations, field_insensitive=np.asarray(fi, np.int64),
-                             **cols)
+                             collapse_cycles=bool(header["collapse_cycles"]), **cols)
     except InputError as exc:
         raise exc.at(src) from None
 

@@ -127,6 +127,23 @@ CASES = [
     Case("field-insensitive-walks-and-gep-cycles", 8, {0: {2, 6}, 1: {4, 6}, 7: {2, 3, 4, 5, 6}},
          sizes={2: 4, 3: 3, 4: 2, 5: 1, 6: 1}, addr=[(0, 2), (0, 6), (7, 2), (7, 6)], gep=[(7, 7, 1)],
          extra={"walk_dst": [1], "walk_src": [0], "walk_offset": [2], "field_insensitive": [6]}),
+    # collapse_cycles: t = p; t = t + 1 (a positive-weight cycle) reaches o (2-4), which becomes one
+    # field-insensitive node: t holds o alone, *t = r writes o, and o's slots 3, 4 share its set
+    Case("collapse-cycles-reached-object", 8, {0: {2}, 1: {2}, 2: {6}, 3: {6}, 4: {6}, 7: {6}},
+         sizes={2: 3, 3: 2, 4: 1, 5: 2, 6: 1}, addr=[(0, 2), (7, 6)], copy=[(1, 0)], gep=[(1, 1, 1)],
+         store=[(1, 7)], extra={"collapse_cycles": True}),
+    # collapse_cycles with a cycle that reaches no object: o (2-4) keeps its slots
+    Case("collapse-cycles-unreached-object-keeps-fields", 7, {0: {2}, 1: {3}, 6: {4}},
+         sizes={2: 3, 3: 2, 4: 1}, addr=[(0, 2), (6, 4)], gep=[(1, 0, 1), (5, 5, 1)],
+         extra={"collapse_cycles": True}),
+    # a pointer to slot 3 of o on the cycle: o is collapsed, so &slot is &o and o + 2 is o
+    Case("collapse-cycles-slot-address-is-the-object", 7, {0: {2}, 1: {2}, 5: {2}, 6: {2}},
+         sizes={2: 3, 3: 2, 4: 1}, addr=[(0, 3), (5, 2)], copy=[(1, 0)], gep=[(1, 1, 1), (6, 5, 2)],
+         extra={"collapse_cycles": True}),
+    # a function (2: f, 3: f#ret, 4: f#arg0) on the cycle keeps its slots (they are call cells)
+    Case("collapse-cycles-keeps-function-slots", 5, {0: {2}, 1: {2, 3}},
+         sizes={2: 3, 3: 1, 4: 1}, addr=[(0, 2)], copy=[(1, 0)], gep=[(1, 1, 1)],
+         extra={"collapse_cycles": True, "kind": [0, 0, 3, 2, 2]}),
     # a copy cycle, a gep on a field of size 0 (nothing), a store/load through a
     # field, and a load through {o, int-to-pointer} that only reads o
     Case("ten-node-mix", 10, {0: {4, 9}, 1: {4, 9}, 2: {5}, 3: {9}, 5: {9}, 6: {9}, 9: {4}},

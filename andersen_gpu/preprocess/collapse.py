@@ -180,6 +180,14 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
         solution of ``cs``. Even with both passes off, duplicates and
         self-copies are removed.
 
+    Raises
+    ------
+    ValueError
+        ``cs.collapse_cycles`` is set: its objects must be collapsed first
+        (:func:`andersen_gpu.preprocess.objects.collapse_reached`, which
+        ``andersen_gpu.solve`` applies), since the merges found here hold
+        for the model they were found in.
+
     Notes
     -----
     HVN first merges every node whose only input is one copy (and that no
@@ -190,6 +198,9 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
     iteration (rewriting the constraint set between HVN runs) did, at a
     small fraction of the time (bench/results/preprocess-speed.md).
     """
+    if cs.collapse_cycles:
+        raise ValueError("collapse the objects positive-weight cycles reach first "
+                         "(andersen_gpu.preprocess.objects.collapse_reached)")
     t0 = time.perf_counter()
     n = cs.n_nodes
     rep = np.ascontiguousarray(cs.rep, np.int32)

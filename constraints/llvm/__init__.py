@@ -35,7 +35,8 @@ __all__ = ["extract", "extract_with_stats", "extract_text", "ExtractStats", "Ali
 
 
 def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), progress=None,
-                       record_sites: bool = False) -> tuple[ConstraintSet, ExtractStats]:
+                       record_sites: bool = False, model_constants: bool = False,
+                       collapse_cycles: bool = True) -> tuple[ConstraintSet, ExtractStats]:
     """Read, compile and link ``paths`` into one program and extract its constraints.
 
     Parameters
@@ -47,6 +48,15 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
         over the instructions of the program's defined functions
     record_sites : also record every memory-access site (loads, stores, memory
         intrinsics, calls) in ``stats.access_sites``
+    model_constants : give every read-only global of plain data (a string literal, a
+        table of numbers: no address in its initializer) an object of its own. By
+        default they are one object, ``<constant data>``, as in SVF (its ``-model-consts``
+        off): nothing read from them is a pointer and nothing may be written to them, so
+        no pointer and no mod/ref answer is lost, but two literals are not told apart.
+    collapse_cycles : the set's :attr:`~constraints.model.ConstraintSet.collapse_cycles`:
+        objects that pointer arithmetic in a loop (or an unknown offset) may walk are
+        collapsed to one node when solving, as in SVF and Pearce, Kelly and Hankin; False
+        keeps every slot of them apart (larger sets, field by field).
 
     Returns
     -------
@@ -66,9 +76,10 @@ def extract_with_stats(paths: "list[str | os.PathLike]", *, clang_flags=(), prog
     from .inputs import read_module
 
     t0 = time.perf_counter()
-    module, names = read_module(paths, clang_flags, progress=progress, sites=record_sites)
+    module, names = read_module(paths, clang_flags, progress=progress, sites=record_sites,
+                                model_constants=model_constants)
     t1 = time.perf_counter()
-    cs, stats = fast_extract.load(module, names)
+    cs, stats = fast_extract.load(module, names, collapse_cycles=collapse_cycles)
     stats.seconds = {"read": t1 - t0, "build": time.perf_counter() - t1}
     return cs, stats
 

@@ -114,8 +114,9 @@ def models_file(directory: Path) -> Path:
     return path
 
 
-def load(module: ExtractedModule, inputs=()) -> tuple[ConstraintSet, ExtractStats]:
-    """The ConstraintSet and ExtractStats of the helper's output.
+def load(module: ExtractedModule, inputs=(), collapse_cycles: bool = True) -> tuple[ConstraintSet, ExtractStats]:
+    """The ConstraintSet and ExtractStats of the helper's output (``collapse_cycles``: the set's
+    :attr:`~constraints.model.ConstraintSet.collapse_cycles`).
 
     Raises
     ------
@@ -147,7 +148,7 @@ def load(module: ExtractedModule, inputs=()) -> tuple[ConstraintSet, ExtractStat
     locations = table[loc].tolist()
     fi = np.flatnonzero(size < 0)        # a field-insensitive object's size is written as -1
     cs = ConstraintSet(n, np.abs(size.astype(np.int64)), kind, *cols, int_to_pointer=i2p, names=names,
-                       locations=locations, field_insensitive=fi)
+                       locations=locations, field_insensitive=fi, collapse_cycles=collapse_cycles)
     stats = ExtractStats(inputs=list(inputs))
     if len(data) != expected:
         stats.access_sites = _sites(data, expected)

@@ -1,0 +1,165 @@
+r"""Objects reached by positive-weight cycles, collapsed to one field-insensitive node.
+
+A *positive-weight cycle* is a cycle of copy and gep (or walk) edges with a gep of offset 1 or
+more on it: ``for (; *s; s++)``, the front end's smear of an unknown offset (``t = y; u = t + 1;
+t = u``). Every object such a cycle's pointer may hold is walked slot by slot, and each set the
+cycle reaches lists all of its slots. Pearce, Kelly and Hankin (TOPLAS 2007, section 4) collapse
+such an object to one field-insensitive node, as SVF does for an object reached by a variable
+offset. :attr:`constraints.model.ConstraintSet.collapse_cycles` asks for it; :func:`collapse_reached`
+applies it before any backend runs (``andersen_gpu.solve``), so every backend solves the same set.
+
+Which objects: those in the set of a cycle node in the *object-level* solution, the solution of
+the same constraints with every object field-insensitive (:func:`object_level`). Its sets hold,
+for each node, at least the objects of the slots it holds in the field-sensitive solution, so every
+object the cycle reaches there is collapsed (and a few more: the object-level solve is coarser).
+Collapsing is sound whatever the choice (the collapsed object stands for all its slots); only
+precision and the size of the sets depend on it.
+
+A collapsed object ``o`` of ``k`` slots becomes ``obj_size[o] = 1`` in ``field_insensitive``; its
+slots ``o+1 .. o+k-1`` are merged into it (``offline_rep``: their set is ``o``'s), and an ``x = &(o+j)``
+points to ``o``. Node ids stay the same, so a solution of the collapsed set answers for every node of
+the original one; a pointer into a collapsed object points to the object.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from constraints.model import ConstraintSet, NodeKind
+
+
+@dataclass
+class ObjectsStats:
+    """What :func:`collapse_reached` did: the cycle nodes found, the objects collapsed (and their
+    slots), and the object-level solve's milliseconds."""
+
+    cycle_nodes: int = 0
+    objects: int = 0
+    slots: int = 0
+    presolve_ms: float = 0.0
+
+    def note(self) -> str:
+        return (f"{self.objects:,} objects of {self.slots:,} slots collapsed "
+                f"({self.cycle_nodes:,} nodes on positive-weight cycles; object-level solve {self.presolve_ms:.1f} ms)")
+
+
+def cycle_nodes(cs: ConstraintSet) -> np.ndarray:
+    """int32[k], ascending: the nodes on a cycle of copy, gep and walk edges that holds a gep or
+    walk of offset at least 1 (a gep from a node to itself included). Ids are read through
+    ``cs.rep`` (merged nodes share a set), and every member of a merged class is listed."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = cs.n_nodes
+    rep = cs.rep
+    src = rep[np.concatenate((cs.copy_src, cs.gep_src, cs.walk_src))]
+    dst = rep[np.concatenate((cs.copy_dst, cs.gep_dst, cs.walk_dst))]
+    if n == 0 or not len(src):
+        return np.zeros(0, np.int32)
+    graph = csr_matrix((np.ones(len(src), np.int8), (src, dst)), shape=(n, n))
+    _, label = connected_components(graph, directed=True, connection="strong")
+    pos_src = rep[np.concatenate((cs.gep_src[cs.gep_offset > 0], cs.walk_src))]
+    pos_dst = rep[np.concatenate((cs.gep_dst[cs.gep_offset > 0], cs.walk_dst))]
+    inside = label[pos_src] == label[pos_dst]
+    positive = np.zeros(label.max() + 1, np.bool_)
+    positive[label[pos_src[inside]]] = True
+    return np.flatnonzero(positive[label[rep]]).astype(np.int32)
+
+
+def _collapsible(cs: ConstraintSet, objects) -> np.ndarray:
+    """int64[k], ascending: the objects of ``objects`` that have slots to merge: memory objects (not
+    functions, whose slots are a call's parameter cells) of more than one slot, each outside the
+    slots of the others (of nested ones, the outermost)."""
+    objs = np.unique(np.asarray(objects, np.int64))
+    objs = objs[(cs.obj_size[objs] > 1) & (cs.kind[objs] == NodeKind.OBJECT)]
+    keep, end = [], -1
+    for o, size in zip(objs.tolist(), cs.obj_size[objs].tolist()):
+        if o >= end:
+            keep.append(o)
+            end = o + size
+    return np.asarray(keep, np.int64)
+
+
+def collapse_objects(cs: ConstraintSet, objects) -> ConstraintSet:
+    """``cs`` with each memory object of ``objects`` of more than one slot made one
+    field-insensitive node (module docstring); others are left as they are.
+
+    Parameters
+    ----------
+    cs : ConstraintSet
+    objects : array of int
+        Node ids of objects (any order; functions and one-slot objects are skipped).
+
+    Returns
+    -------
+    ConstraintSet
+        Same nodes and ids; ``collapse_cycles`` as in ``cs``.
+    """
+    objs = _collapsible(cs, objects)
+    n = cs.n_nodes
+    if not len(objs):
+        return cs
+    lengths = cs.obj_size[objs].astype(np.int64) - 1
+    owner = np.repeat(objs, lengths)
+    start = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    slots = owner + 1 + (np.arange(len(owner)) - start)
+    into = np.arange(n, dtype=np.int32)
+    into[slots] = owner
+    if cs.offline_rep is None:
+        rep = into
+    else:   # a slot's class joins its object's class: one representative (the least id) for both
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+        ids = np.arange(n)
+        graph = coo_matrix((np.ones(2 * n, np.int8), (np.concatenate((ids, ids)),
+                                                      np.concatenate((cs.offline_rep, into)))), shape=(n, n))
+        _, label = connected_components(graph, directed=False)
+        least = np.full(label.max() + 1, n, np.int64)
+        np.minimum.at(least, label, ids)
+        rep = least[label].astype(np.int32)
+    size = cs.obj_size.copy()
+    size[objs] = 1
+    fi = np.union1d(cs.field_insensitive, objs).astype(np.int32)
+    return cs.replace(obj_size=size, addr_src=into[cs.addr_src], hcd_target=into[cs.hcd_target],
+                      field_insensitive=fi, offline_rep=rep)
+
+
+def object_level(cs: ConstraintSet) -> ConstraintSet:
+    """``cs`` with every memory object field-insensitive (:func:`collapse_objects` of all of them):
+    its least solution holds, for every node, at least the objects of the slots the least solution
+    of ``cs`` holds."""
+    return collapse_objects(cs, np.flatnonzero(cs.obj_size > 1)).replace(collapse_cycles=False)
+
+
+def collapse_reached(cs: ConstraintSet, solve) -> tuple[ConstraintSet, ObjectsStats]:
+    """The set to solve for ``cs`` when ``cs.collapse_cycles`` (module docstring).
+
+    Parameters
+    ----------
+    cs : ConstraintSet
+    solve : callable(ConstraintSet) -> Solution
+        Solves the object-level set (any backend: the least solution is the same).
+
+    Returns
+    -------
+    (ConstraintSet, ObjectsStats)
+        The collapsed set, with ``collapse_cycles`` cleared, and what was done.
+    """
+    stats = ObjectsStats()
+    cyc = cycle_nodes(cs)
+    stats.cycle_nodes = int(len(cyc))
+    out = cs
+    if len(cyc) and np.any(cs.obj_size > 1):
+        t = time.perf_counter()
+        sol = solve(object_level(cs))
+        stats.presolve_ms = (time.perf_counter() - t) * 1e3
+        sets = np.unique(sol.node_set[cyc])
+        held = np.concatenate([sol.set_indices[sol.set_indptr[s]:sol.set_indptr[s + 1]] for s in sets.tolist()])
+        objs = _collapsible(cs, held)
+        stats.objects = int(len(objs))
+        stats.slots = int(cs.obj_size[objs].sum())
+        out = collapse_objects(cs, objs)
+    return out.replace(collapse_cycles=False), stats

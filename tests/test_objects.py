@@ -1,0 +1,127 @@
+"""Objects reached by positive-weight cycles, collapsed before solving (andersen_gpu.preprocess.objects).
+
+The rule's hand cases with their sets written out are in tests/test_rules.py (every backend); here:
+the cycle finder and the collapse on small sets, formats that keep the flag, and on random sets that
+the collapsed solution covers the field-sensitive one and that the backends agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import andersen_gpu
+from andersen_gpu.preprocess import collapse
+from andersen_gpu.preprocess.objects import collapse_objects, collapse_reached, cycle_nodes, object_level
+from constraints import io
+from constraints.errors import InputError
+from constraints.model import ConstraintSet
+
+from strategies import constraint_sets
+
+
+def test_cycle_nodes_need_a_positive_gep_on_the_cycle():
+    # 0 -> 1 -> 2 -> 0 with a +1 gep (2 = 1 + 1): a positive-weight cycle; 3 <-> 4 copies only;
+    # 5 = 5 + 0 is no cycle of weight; 6 = 6 + 2 is one
+    cs = ConstraintSet.from_lists(8, copy=[(1, 0), (0, 2), (4, 3), (3, 4)], gep=[(2, 1, 1), (5, 5, 0), (6, 6, 2),
+                                                                               (7, 6, 1)])
+    assert cycle_nodes(cs).tolist() == [0, 1, 2, 6]
+
+
+def test_cycle_nodes_read_through_merges():
+    # 1 is merged into 0, so 0 = 1 + 1 is 0 = 0 + 1: both are on the cycle
+    cs = ConstraintSet.from_lists(3, gep=[(0, 1, 1)], offline_rep=[0, 0, 2])
+    assert cycle_nodes(cs).tolist() == [0, 1]
+
+
+def test_collapse_objects_merges_slots_and_points_into_the_object():
+    # o = 2 (slots 3, 4), q = 5 (slot 6); x = &o.1, y = &q.1
+    cs = ConstraintSet.from_lists(7, obj_size={2: 3, 3: 2, 4: 1, 5: 2, 6: 1}, addr=[(0, 3), (1, 6)])
+    out = collapse_objects(cs, [2, 3])                # 3 lies inside 2: the outermost is collapsed
+    assert out.field_insensitive.tolist() == [2]
+    assert out.obj_size.tolist()[2] == 1
+    assert out.rep.tolist() == [0, 1, 2, 2, 2, 5, 6]
+    assert out.addr_src.tolist() == [2, 6]
+    assert collapse_objects(cs, [5, 6]).field_insensitive.tolist() == [5]
+    assert collapse_objects(cs, []) is cs
+
+
+def test_collapse_objects_joins_existing_merges():
+    # 1 was merged into slot 3 of o (2-4): collapsing o puts 1 and 3 with o
+    cs = ConstraintSet.from_lists(5, obj_size={2: 3, 3: 2, 4: 1}, offline_rep=[0, 3, 2, 3, 4])
+    assert collapse_objects(cs, [2]).rep.tolist() == [0, 1, 1, 1, 1]
+
+
+def test_object_level_skips_functions():
+    kind = [0, 1, 2, 3, 2, 2]   # o = 1 (slot 2), f = 3 (f#ret 4, f#arg0 5)
+    cs = ConstraintSet.from_lists(6, obj_size=[0, 2, 1, 3, 1, 1], kind=kind)
+    assert object_level(cs).field_insensitive.tolist() == [1]
+
+
+def test_collapse_reached_clears_the_flag_and_counts():
+    cs = ConstraintSet.from_lists(5, obj_size={2: 3, 3: 2, 4: 1}, addr=[(0, 2)], copy=[(1, 0)],
+                                  gep=[(1, 1, 1)], collapse_cycles=True)
+    out, stats = collapse_reached(cs, lambda c: andersen_gpu.solve(c, backend="reference"))
+    assert not out.collapse_cycles
+    assert (stats.cycle_nodes, stats.objects, stats.slots) == (1, 1, 3)
+    assert out.field_insensitive.tolist() == [2]
+
+
+def test_offline_preprocessing_refuses_a_set_to_collapse_first():
+    cs = ConstraintSet.from_lists(2, obj_size={1: 1}, addr=[(0, 1)], collapse_cycles=True)
+    with pytest.raises(ValueError, match="collapse_reached"):
+        collapse(cs)
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".acs", ".acs.gz"])
+def test_formats_keep_the_flag(tmp_path, suffix):
+    cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], gep=[(1, 1, 1)], collapse_cycles=True)
+    path = tmp_path / f"set{suffix}"
+    io.save(cs, path)
+    back = io.load(path)
+    assert back.collapse_cycles and back == cs
+    io.save(cs.replace(collapse_cycles=False), path)
+    assert not io.load(path).collapse_cycles
+
+
+def test_older_npz_tag_with_the_flag_is_refused(tmp_path):
+    cs = ConstraintSet.from_lists(2, obj_size={1: 1}, addr=[(0, 1)], collapse_cycles=True)
+    path = tmp_path / "set.npz"
+    io.save(cs, path)
+    members = dict(np.load(path))
+    members["format"] = np.array("andersen-gpu-constraints-1")
+    np.savez_compressed(path, **members)
+    with pytest.raises(InputError, match="version-3 member"):
+        io.load(path)
+
+
+def test_paper_format_refuses_the_flag(tmp_path):
+    cs = ConstraintSet.from_lists(3, obj_size={1: 1, 2: 1}, addr=[(0, 2)], int_to_pointer=1, collapse_cycles=True)
+    with pytest.raises(InputError, match="positive-weight cycles"):
+        io.save(cs, tmp_path / "x_nodes.txt")
+
+
+def _objects_of(sol, v, into):
+    return {int(into[z]) for z in sol.points_to(v).tolist()}
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(gep_cycles=True, with_i2p=False))
+def test_collapsed_solution_covers_the_field_sensitive_one(cs):
+    """Soundness: every slot a node holds without the collapse is held as its object with it (or
+    as itself, where its object was not collapsed), and the reference and cpu backends agree."""
+    flagged = cs.replace(collapse_cycles=True)
+    if cs.offline_rep is not None:   # the flag is for sets as a front end writes them
+        flagged = flagged.replace(offline_rep=None)
+        cs = cs.replace(offline_rep=None)
+    plain = andersen_gpu.solve(cs, backend="reference")
+    got = andersen_gpu.solve(flagged, backend="reference")
+    collapsed, _ = collapse_reached(flagged, lambda c: andersen_gpu.solve(c, backend="reference"))
+    into = np.arange(cs.n_nodes)
+    for o in collapsed.field_insensitive.tolist():
+        if o not in cs.field_insensitive:
+            into[o:o + cs.obj_size[o]] = o
+    for v in range(cs.n_nodes):
+        assert _objects_of(plain, v, into) <= set(got.points_to(v).tolist())
+    assert andersen_gpu.solve(flagged, backend="cpu") == got
