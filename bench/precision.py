@@ -87,15 +87,17 @@ def named_pointers(names, kinds) -> list[int]:
     return out
 
 
-def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: bool = False) -> dict:
-    """Extract and solve one program; the row (and the lost-object sample) as a dict."""
+def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: bool = False,
+            keep_cycle_fields: bool = False) -> dict:
+    """Extract and solve one program; the row (and the lost-object sample) as a dict
+    (``keep_cycle_fields``: without ``collapse_cycles``, every slot of every object kept apart)."""
     import numpy as np
 
     import andersen_gpu
     from constraints.llvm import extract_with_stats
 
     t0 = time.perf_counter()
-    cs, stats = extract_with_stats([bc])
+    cs, stats = extract_with_stats([bc], **({"collapse_cycles": False} if keep_cycle_fields else {}))
     t1 = time.perf_counter()
     sol = andersen_gpu.solve(cs, backend="cpu")
     t2 = time.perf_counter()
@@ -221,6 +223,16 @@ def _compare(old, names, ptrs, sets_of, obj_sets, folded=None, sample: int = 40)
 
     old_sets = old["set_indptr"], old["set_indices"]
     old_obj = {str(x): k for k, x in enumerate(old["obj_names"].tolist())}
+    # objects that share a name (two allocations of one model in one function) are told apart by
+    # their order: the k-th such object here is the k-th of the baseline's (both listed by node id)
+    same_name: dict[str, list[int]] = {}
+    for k, x in enumerate(old["obj_names"].tolist()):
+        same_name.setdefault(str(x), []).append(k)
+    nth: dict[int, int] = {}
+    for name, ks in same_name.items():
+        if len(ks) > 1:
+            ids = [i for i, x in enumerate(names) if x == name]
+            nth.update({i: ks[j] for j, i in enumerate(ids) if j < len(ks)})
     escaped = {old_obj[str(x)] for x in old["escaped_objs"].tolist() if str(x) in old_obj} \
         if "escaped_objs" in old.files else set()
     old_ptr = {str(x): int(s) for x, s in zip(old["ptr_names"].tolist(), old["ptr_set"].tolist())}
@@ -241,7 +253,7 @@ def _compare(old, names, ptrs, sets_of, obj_sets, folded=None, sample: int = 40)
         lost = lost_by_pair.get(key)
         if lost is None:
             if s not in mapped:
-                mapped[s] = {old_obj.get(names[z], -1) for z in obj_sets[s].tolist()}
+                mapped[s] = {nth[z] if z in nth else old_obj.get(names[z], -1) for z in obj_sets[s].tolist()}
                 for z in obj_sets[s].tolist():
                     mapped[s].update(into_node.get(z, ()))
             before = old_sets[1][old_sets[0][o]:old_sets[0][o + 1]].tolist()
@@ -275,7 +287,7 @@ def _child(args) -> int:
     bc = Path(args.corpus) / p / f"{p}.bc"
     save = Path(args.save_baseline) / f"{p}.npz" if args.save_baseline else None
     base = Path(args.baseline) / f"{p}.npz" if args.baseline else None
-    row = measure(bc, base, save, args.explain_empty)
+    row = measure(bc, base, save, args.explain_empty, args.keep_cycle_fields)
     Path(args.child_out).write_text(json.dumps(row))
     return 0
 
@@ -304,6 +316,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "precision"))
     ap.add_argument("--explain-empty", action="store_true",
                     help="count the empty named pointers by what defines them (explain_empty)")
+    ap.add_argument("--keep-cycle-fields", action="store_true",
+                    help="extract without collapse_cycles (objects walked by pointer arithmetic keep their slots)")
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child_out:
@@ -325,6 +339,8 @@ def main(argv=None) -> int:
                 cmd += [f"--{opt.replace('_', '-')}", str(Path(getattr(args, opt)).resolve())]
         if args.explain_empty:
             cmd.append("--explain-empty")
+        if args.keep_cycle_fields:
+            cmd.append("--keep-cycle-fields")
         row = {"program": p, "label": args.label, "commit": code_commit, "machine": machine,
                "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M+00:00")}
         t0 = time.perf_counter()

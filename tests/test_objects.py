@@ -53,10 +53,24 @@ def test_collapse_objects_joins_existing_merges():
     assert collapse_objects(cs, [2]).rep.tolist() == [0, 1, 1, 1, 1]
 
 
-def test_object_level_skips_functions():
-    kind = [0, 1, 2, 3, 2, 2]   # o = 1 (slot 2), f = 3 (f#ret 4, f#arg0 5)
-    cs = ConstraintSet.from_lists(6, obj_size=[0, 2, 1, 3, 1, 1], kind=kind)
-    assert object_level(cs).field_insensitive.tolist() == [1]
+def test_object_level_skips_functions_and_numbers_pointees_first():
+    # 0: a value, o = 1 (slot 2), 3: a value, f = 4 (f#ret 5, f#arg0 6), 7: x = &o.1, x = f + 1
+    kind = [0, 1, 2, 0, 3, 2, 2, 0]
+    cs = ConstraintSet.from_lists(8, obj_size=[0, 2, 1, 0, 3, 1, 1, 0], kind=kind, addr=[(7, 2), (7, 4)],
+                                  gep=[(0, 7, 1)])
+    coarse, new = object_level(cs)
+    assert new.tolist() == [4, 0, 0, 5, 1, 2, 3, 6]   # o, f, f#ret, f#arg0 first; slot 2 is o
+    assert coarse.field_insensitive.tolist() == [0]
+    assert coarse.obj_size.tolist() == [1, 3, 1, 1, 0, 0, 0, 0]   # and one padding value
+    assert coarse.addr_src.tolist() == [0, 1] and coarse.gep_dst.tolist() == [4]
+    sol = andersen_gpu.solve(coarse, backend="reference")
+    assert sol.points_to(4).tolist() == [0, 2]        # 0 = x + 1: o (field-insensitive) and f#ret
+
+
+def test_object_level_keeps_ids_under_merges():
+    cs = ConstraintSet.from_lists(4, obj_size={1: 2, 2: 1}, offline_rep=[0, 1, 2, 0])
+    coarse, new = object_level(cs)
+    assert new.tolist() == [0, 1, 2, 3] and coarse.rep.tolist() == [0, 1, 1, 0]
 
 
 def test_collapse_reached_clears_the_flag_and_counts():

@@ -83,6 +83,17 @@ def _collapsible(cs: ConstraintSet, objects) -> np.ndarray:
     return np.asarray(keep, np.int64)
 
 
+def _slot_owner(cs: ConstraintSet, objs: np.ndarray) -> np.ndarray:
+    """int32[n]: the object each slot of ``objs`` (from :func:`_collapsible`) is merged into, every
+    other node itself."""
+    lengths = cs.obj_size[objs].astype(np.int64) - 1
+    owner = np.repeat(objs, lengths)
+    start = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    into = np.arange(cs.n_nodes, dtype=np.int32)
+    into[owner + 1 + (np.arange(len(owner)) - start)] = owner
+    return into
+
+
 def collapse_objects(cs: ConstraintSet, objects) -> ConstraintSet:
     """``cs`` with each memory object of ``objects`` of more than one slot made one
     field-insensitive node (module docstring); others are left as they are.
@@ -102,12 +113,7 @@ def collapse_objects(cs: ConstraintSet, objects) -> ConstraintSet:
     n = cs.n_nodes
     if not len(objs):
         return cs
-    lengths = cs.obj_size[objs].astype(np.int64) - 1
-    owner = np.repeat(objs, lengths)
-    start = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    slots = owner + 1 + (np.arange(len(owner)) - start)
-    into = np.arange(n, dtype=np.int32)
-    into[slots] = owner
+    into = _slot_owner(cs, objs)
     if cs.offline_rep is None:
         rep = into
     else:   # a slot's class joins its object's class: one representative (the least id) for both
@@ -127,11 +133,53 @@ def collapse_objects(cs: ConstraintSet, objects) -> ConstraintSet:
                       field_insensitive=fi, offline_rep=rep)
 
 
-def object_level(cs: ConstraintSet) -> ConstraintSet:
-    """``cs`` with every memory object field-insensitive (:func:`collapse_objects` of all of them):
-    its least solution holds, for every node, at least the objects of the slots the least solution
-    of ``cs`` holds."""
-    return collapse_objects(cs, np.flatnonzero(cs.obj_size > 1)).replace(collapse_cycles=False)
+def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
+    """``cs`` with every memory object field-insensitive (:func:`collapse_objects` of all of them),
+    and numbered densely: its least solution holds, for every node, at least the objects of the
+    slots the least solution of ``cs`` holds.
+
+    Returns
+    -------
+    (ConstraintSet, int64[n_nodes of cs])
+        The object-level set and each node's id in it. Without offline merges in ``cs``, the merged
+        slots are left out and the nodes that may be pointed to (objects, functions and their
+        slots) come first, in their order, then the rest and one padding value, so that a set of
+        objects is a dense range of ids
+        (the solvers' sets cost words per range of 64 ids, and at object level the slots and
+        values between two objects would leave one bit a word); with merges, the ids are kept.
+    """
+    objs = _collapsible(cs, np.flatnonzero(cs.obj_size > 1))
+    if cs.offline_rep is not None:
+        return collapse_objects(cs, objs).replace(collapse_cycles=False), np.arange(cs.n_nodes)
+    n = cs.n_nodes
+    into = _slot_owner(cs, objs)
+    kept = into == np.arange(n)
+    size = cs.obj_size.astype(np.int64)
+    size[objs] = 1
+    size[~kept] = 0
+    cover = np.zeros(n + 1, np.int64)   # nodes inside some object's span [z, z + size[z])
+    starts = np.flatnonzero(size > 0)
+    np.add.at(cover, starts, 1)
+    np.add.at(cover, starts + size[starts], -1)
+    spanned = np.cumsum(cover[:n]) > 0
+    order = np.concatenate((np.flatnonzero(kept & spanned), np.flatnonzero(kept & ~spanned)))
+    new = np.empty(n, np.int64)
+    new[order] = np.arange(len(order))
+    new = new[into]                      # a merged slot is its object
+    m = lambda col: new[col]             # noqa: E731
+    # an offset past every span applies to no object but a field-insensitive one, as the largest
+    # span's size does: offsets stay below the (smaller) node count, one padding value after the rest
+    top = max(1, int(size.max(initial=0)))
+    clamp = lambda off: np.minimum(off, top)   # noqa: E731
+    fi = np.union1d(cs.field_insensitive, objs)
+    coarse = ConstraintSet(
+        len(order) + 1, np.append(size[order], 0), np.append(cs.kind[order], NodeKind.VALUE),
+        m(cs.addr_dst), m(cs.addr_src), m(cs.copy_dst), m(cs.copy_src), m(cs.load_dst), m(cs.load_src),
+        m(cs.store_dst), m(cs.store_src), m(cs.gep_dst), m(cs.gep_src), clamp(cs.gep_offset),
+        int_to_pointer=int(new[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1,
+        hcd_ptr=m(cs.hcd_ptr), hcd_target=m(cs.hcd_target), walk_dst=m(cs.walk_dst), walk_src=m(cs.walk_src),
+        walk_offset=clamp(cs.walk_offset), field_insensitive=np.unique(new[fi]))
+    return coarse, new
 
 
 def collapse_reached(cs: ConstraintSet, solve) -> tuple[ConstraintSet, ObjectsStats]:
@@ -154,11 +202,14 @@ def collapse_reached(cs: ConstraintSet, solve) -> tuple[ConstraintSet, ObjectsSt
     out = cs
     if len(cyc) and np.any(cs.obj_size > 1):
         t = time.perf_counter()
-        sol = solve(object_level(cs))
+        coarse, new = object_level(cs)
+        sol = solve(coarse)
         stats.presolve_ms = (time.perf_counter() - t) * 1e3
-        sets = np.unique(sol.node_set[cyc])
+        sets = np.unique(sol.node_set[new[cyc]])
         held = np.concatenate([sol.set_indices[sol.set_indptr[s]:sol.set_indptr[s + 1]] for s in sets.tolist()])
-        objs = _collapsible(cs, held)
+        old = np.full(coarse.n_nodes, cs.n_nodes, np.int64)   # a coarse id's node in cs: the least of its
+        np.minimum.at(old, new, np.arange(cs.n_nodes))         # nodes (an object before its merged slots)
+        objs = _collapsible(cs, old[held])
         stats.objects = int(len(objs))
         stats.slots = int(cs.obj_size[objs].sum())
         out = collapse_objects(cs, objs)
