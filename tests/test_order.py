@@ -8,43 +8,16 @@ from hypothesis import HealthCheck, given, settings
 
 from andersen_gpu.backends import reference
 from andersen_gpu.preprocess import collapse
-from andersen_gpu.preprocess.order import pointee_order
+from andersen_gpu.preprocess.order import original_ids, pointee_order, renumber
 from andersen_gpu.solution import Solution
 from constraints.model import ConstraintSet
 
 from strategies import constraint_sets
 
-_ID_COLS = ("addr_dst", "addr_src", "copy_dst", "copy_src", "load_dst", "load_src", "store_dst",
-            "store_src", "gep_dst", "gep_src", "hcd_ptr", "hcd_target")
-
-
-def renumber(cs: ConstraintSet, perm: np.ndarray) -> ConstraintSet:
-    """``cs`` with node v renamed perm[v] (what the GPU backend does on the device)."""
-    n = cs.n_nodes
-    per_node = {}
-    for name in ("obj_size", "kind"):
-        col = getattr(cs, name)
-        out = np.empty_like(col)
-        out[perm] = col
-        per_node[name] = out
-    rep = np.empty(n, np.int32)
-    rep[perm] = perm[cs.rep]
-    return ConstraintSet(n, gep_offset=cs.gep_offset, offline_rep=rep,
-                         int_to_pointer=int(perm[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1,
-                         walk_dst=perm[cs.walk_dst], walk_src=perm[cs.walk_src], walk_offset=cs.walk_offset,
-                         field_insensitive=np.sort(perm[cs.field_insensitive]),
-                         **per_node, **{c: perm[getattr(cs, c)] for c in _ID_COLS})
-
-
 def in_original_ids(sol: Solution, perm: np.ndarray) -> Solution:
     """The solution of ``renumber(cs, perm)`` in the ids of ``cs``."""
-    inverse = np.empty_like(perm)
-    inverse[perm] = np.arange(perm.size, dtype=perm.dtype)
-    indptr = sol.set_indptr
-    indices = inverse[sol.set_indices]
-    for k in range(indptr.size - 1):
-        indices[indptr[k]:indptr[k + 1]].sort()
-    return Solution(sol.node_set[perm], indptr, indices)
+    node_set, indices = original_ids(sol.node_set, sol.set_indptr, sol.set_indices, perm)
+    return Solution(node_set, sol.set_indptr, indices)
 
 
 def _spans(sizes: np.ndarray) -> list[tuple[int, int]]:

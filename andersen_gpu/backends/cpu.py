@@ -1,7 +1,10 @@
 """The fast CPU backend: compiled worklist solver on shared sparse bit-sets.
 
 Pipeline: offline preprocessing (:func:`andersen_gpu.preprocess.collapse`:
-copy-cycle collapse and HVN) shrinks the problem; the compiled core
+copy-cycle collapse and HVN) shrinks the problem; the nodes are renumbered in
+the pointee order (:mod:`andersen_gpu.preprocess.order`, the GPU backend's: the
+objects the large sets hold get neighbouring ids, so a set takes fewer words);
+the compiled core
 (:mod:`._cpu_core`) solves it with difference propagation in topological
 waves, collapsing copy cycles each wave and merging by the dump's HCD table
 on the fly. Points-to sets live in a hash-consed set table
@@ -26,6 +29,7 @@ import numpy as np
 from constraints.model import ConstraintSet
 
 from ..preprocess import collapse
+from ..preprocess.order import original_ids, pointee_order, renumber
 from ..preprocess.rewrite import apply_rep
 from ..solution import Solution, SolveStats
 from . import _cpu_core, _cpu_sets, _cpu_wave
@@ -64,7 +68,8 @@ def _table_notes(st: np.ndarray, node_set: np.ndarray, indptr: np.ndarray) -> di
     return notes
 
 
-def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: bool = True) -> Solution:
+def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: bool = True,
+          order: bool = True) -> Solution:
     """Least solution of ``cs``, identical to the reference backend's.
 
     Parameters
@@ -86,6 +91,11 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
     hcd : bool
         Merge online by the HCD table (``cs.hcd_ptr``/``cs.hcd_target``)
         when there is one.
+    order : bool
+        Solve under the pointee order (:func:`andersen_gpu.preprocess.order.pointee_order`,
+        as the GPU backend does): the objects the large sets hold are numbered together, so
+        a set costs fewer words of the sparse bit-sets; the solution is mapped back (same
+        solution).
 
     Returns
     -------
@@ -113,6 +123,12 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         notes.update(pstats.notes())
     else:
         work = apply_rep(cs, cs.rep)
+    perm = None
+    if order and work.n_nodes:
+        ordered = pointee_order(work)
+        perm = ordered.perm
+        work = renumber(work, perm)
+        notes["pointee order ms"] = round(ordered.ms, 1)
     hp, ht = (work.hcd_ptr, work.hcd_target) if hcd else (np.zeros(0, np.int32),) * 2
     t1 = time.perf_counter()
     # walk geps ride in the gep columns, flagged: the rule is the gep's against the walk bound
@@ -142,6 +158,8 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         t2 = time.perf_counter()
         node_set, indptr, indices = _cpu_wave.extract(work.n_nodes, parent, pts, plen)
         del pts
+    if perm is not None:
+        node_set, indices = original_ids(node_set, indptr, indices, perm)
     t3 = time.perf_counter()
     notes.update({"rounds": rounds, "online merges (scc, hcd)": f"{m_scc:,}, {m_hcd:,}",
                   "core ms": round((t2 - t1) * 1e3, 1), "extract ms": round((t3 - t2) * 1e3, 1),

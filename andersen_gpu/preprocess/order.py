@@ -391,3 +391,40 @@ def pointee_order(cs: ConstraintSet) -> PointeeOrder:
                                  cs.addr_dst, cs.addr_src, cs.copy_dst, cs.copy_src, cs.gep_dst,
                                  cs.gep_src, cs.load_dst, cs.load_src, cs.store_dst, cs.store_src)
     return PointeeOrder(perm, int(n_hub), int(n_addr), (time.perf_counter() - t0) * 1e3)
+
+
+#: The constraint columns that hold node ids (offsets and sizes stay as they are).
+_ID_COLUMNS = ("addr_dst", "addr_src", "copy_dst", "copy_src", "load_dst", "load_src", "store_dst",
+               "store_src", "gep_dst", "gep_src", "hcd_ptr", "hcd_target", "walk_dst", "walk_src")
+
+
+def renumber(cs: ConstraintSet, perm: np.ndarray) -> ConstraintSet:
+    """``cs`` with node ``v`` renamed ``perm[v]`` (a permutation that keeps every span consecutive and
+    in order, as :func:`pointee_order`'s does): its least solution, read through :func:`original_ids`,
+    is that of ``cs``. Names and locations are not carried (the solvers do not read them)."""
+    n = cs.n_nodes
+    per_node = {}
+    for name in ("obj_size", "kind"):
+        col = getattr(cs, name)
+        out = np.empty_like(col)
+        out[perm] = col
+        per_node[name] = out
+    rep = np.empty(n, np.int32)
+    rep[perm] = perm[cs.rep]
+    return ConstraintSet(n, gep_offset=cs.gep_offset, walk_offset=cs.walk_offset, offline_rep=rep,
+                         int_to_pointer=int(perm[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1,
+                         field_insensitive=np.sort(perm[cs.field_insensitive]), collapse_cycles=cs.collapse_cycles,
+                         **per_node, **{c: perm[getattr(cs, c)] for c in _ID_COLUMNS})
+
+
+def original_ids(node_set: np.ndarray, indptr: np.ndarray, indices: np.ndarray,
+                 perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A solution of ``renumber(cs, perm)`` in the ids of ``cs``: ``(node_set, indices)`` with node
+    ``v``'s set that of ``perm[v]`` and every member mapped back, each set sorted again (the
+    renumbering moves whole spans, so a set's order changes); ``indptr`` is unchanged."""
+    inverse = np.empty_like(perm)
+    inverse[perm] = np.arange(perm.size, dtype=perm.dtype)
+    rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    keys = (rows << 32) | inverse[indices].astype(np.int64)
+    keys.sort()
+    return node_set[perm], (keys & 0xFFFFFFFF).astype(np.int32)
