@@ -374,3 +374,20 @@ def test_precision_tables_keep_the_sections_written_by_hand(tmp_path):
     text = md.read_text()
     assert text.endswith(hand) and text.count(precision.KEPT) == 1
     assert "| p | after | c | ok | 3 |" in text
+
+
+def test_a_set_to_collapse_is_collapsed_once_per_backend_and_timed(tmp_path):
+    """A dump with collapse_cycles: each backend's row has its object-level solve's time, every row
+    the collapsed set's solution (t = t + 1 reaches o, whose slots merge: t holds o alone)."""
+    from bench._measure import MeasureConfig, measure_one
+
+    cs = ConstraintSet.from_lists(8, obj_size={2: 3, 3: 2, 4: 1, 5: 2, 6: 1}, addr=[(0, 2), (7, 6)],
+                                  copy=[(1, 0)], gep=[(1, 1, 1)], store=[(1, 7)], collapse_cycles=True)
+    write_npz(cs, tmp_path / "p.npz")
+    rows = []
+    measure_one(BenchInput("corpus", "p", tmp_path / "p.npz", "npz"),
+                MeasureConfig(backends=("cpu", "reference"), repeat=1), emit=lambda line: rows.append(json.loads(line)))
+    by = {r["backend"]: r for r in rows}
+    assert by["cpu"]["objects_ms"] > 0 and "objects_ms" not in by["reference"]
+    assert by["cpu"]["collapsed_objects"] == 1 and by["cpu"]["final_edges"] == 6
+    assert by["reference"]["digest"] == by["cpu"]["digest"]
