@@ -46,6 +46,14 @@ Two facts about the program travel with the constraints:
   as it checks a gep, ``d < bound(z)``, against a second array. (Plain geps
   of offset ``d`` are no shortcut: sizes nest, so ``z + 3`` may be a field
   of ``z`` while no chain of three ``+1`` steps reaches it.)
+* ``call_dst``/``call_src``/``call_offset``: *call geps*, ``x = y +c k`` means
+  ``∀z∈pts(y), z a function, k < obj_size[z]: z+k ∈ pts(x)``: slot ``k`` of every
+  function ``y`` may point to, a call's return (``k = 1``) or parameter cell (the
+  LLVM front end's indirect calls; Hardekopf's encoding writes them as geps).
+  With ``call_geps`` set, they are the only way into a function: a gep or walk
+  of offset 1 or more from a function yields nothing (its bound is 1, see
+  :meth:`ConstraintSet.gep_bound`), so a pointer that may hold ``@f`` does not
+  reach ``@f``'s cells by pointer arithmetic, which no program does.
 * ``collapse_cycles``: a choice of model the LLVM front end makes. Where it is
   set, an object that a *positive-weight cycle* may reach (a node on a cycle
   of copies and geps with an offset of 1 or more: pointer arithmetic in a
@@ -142,6 +150,10 @@ class ConstraintSet:
     collapse_cycles : bool
         Objects reached by a positive-weight cycle are collapsed before solving (see the
         module docstring; the LLVM front end sets it, dumps of other tools do not).
+    call_dst, call_src, call_offset : int32[c]
+        Call geps (see the module docstring; usually empty outside the LLVM front end).
+    call_geps : bool
+        Functions are entered by call geps only (the LLVM front end sets it).
     names : tuple[str, ...] or None
         A readable name per node (front end), or None.
     locations : tuple[str, ...] or None
@@ -177,6 +189,10 @@ class ConstraintSet:
     walk_offset: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     field_insensitive: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     collapse_cycles: bool = False
+    call_dst: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    call_src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    call_offset: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    call_geps: bool = False
     names: tuple[str, ...] | None = None
     locations: tuple[str, ...] | None = None
 
@@ -231,7 +247,7 @@ class ConstraintSet:
         object.__setattr__(self, "n_nodes", n)
         for f in fields(self):
             if f.name in ("n_nodes", "int_to_pointer", "names", "locations", "kind", "offline_rep",
-                          "collapse_cycles"):
+                          "collapse_cycles", "call_geps"):
                 continue
             object.__setattr__(self, f.name, _as_i32(f.name, getattr(self, f.name)))
         kind = np.ascontiguousarray(np.asarray(self.kind), dtype=np.int8)
@@ -241,6 +257,7 @@ class ConstraintSet:
             object.__setattr__(self, "offline_rep", _as_i32("offline_rep", self.offline_rep))
         object.__setattr__(self, "int_to_pointer", int(self.int_to_pointer))
         object.__setattr__(self, "collapse_cycles", bool(self.collapse_cycles))
+        object.__setattr__(self, "call_geps", bool(self.call_geps))
         for attr in ("names", "locations"):
             v = getattr(self, attr)
             if v is not None:
@@ -312,6 +329,17 @@ class ConstraintSet:
         bad = np.flatnonzero((self.walk_offset < 1) | (self.walk_offset >= max(n, 1)))
         if bad.size:
             raise InputError(f"walk constraint {bad[0]}: offset {self.walk_offset[bad[0]]} outside [1, {n})")
+        m = len(self.call_dst)
+        if len(self.call_src) != m or len(self.call_offset) != m:
+            raise InputError("call_dst, call_src and call_offset differ in length")
+        for col_name in ("call_dst", "call_src"):
+            col = getattr(self, col_name)
+            bad = np.flatnonzero((col < 0) | (col >= n))
+            if bad.size:
+                raise InputError(f"call gep {bad[0]}: node id {col[bad[0]]} ({col_name}) outside [0, {n})")
+        bad = np.flatnonzero((self.call_offset < 0) | (self.call_offset >= max(n, 1)))
+        if bad.size:
+            raise InputError(f"call gep {bad[0]}: offset {self.call_offset[bad[0]]} outside [0, {n})")
         fi = self.field_insensitive
         if len(fi):
             bad = np.flatnonzero((fi < 0) | (fi >= n))
@@ -349,7 +377,7 @@ class ConstraintSet:
 
     @property
     def n_constraints(self) -> int:
-        return sum(self.count(k) for k in EDGE_KINDS)
+        return sum(self.count(k) for k in EDGE_KINDS) + len(self.call_dst)
 
     def __setstate__(self, state: dict) -> None:
         """Unpickle, giving fields that a pickle from an older version lacks their defaults (the
@@ -363,12 +391,25 @@ class ConstraintSet:
             object.__setattr__(self, name, value)
 
     def walk_size(self) -> np.ndarray:
-        """int32[n_nodes]: the walk bound, ``reach(z) + 1`` (``0`` where ``obj_size[z] == 0``).
+        """int32[n_nodes]: the walk bound, ``reach(z) + 1`` (``0`` where ``obj_size[z] == 0``), of
+        the gep bound (:meth:`gep_bound`).
 
         A walk ``x = y +w d`` adds ``z + d`` exactly when ``d < walk_size()[z]``, as a gep
-        of offset ``o`` adds ``z + o`` when ``o < obj_size[z]`` (see the module docstring).
+        of offset ``o`` adds ``z + o`` when ``o < gep_bound()[z]`` (see the module docstring).
         """
-        return _walk_size(self.obj_size)
+        return _walk_size(self.gep_bound())
+
+    def gep_bound(self) -> np.ndarray:
+        """int32[n_nodes]: a gep of offset ``o`` adds ``z + o`` when ``o < gep_bound()[z]``:
+        ``obj_size``, but 1 at functions where ``call_geps`` closes them to geps."""
+        if not self.call_geps:
+            return self.obj_size
+        return np.where(self.kind == NodeKind.FUNCTION, np.minimum(self.obj_size, 1), self.obj_size).astype(np.int32)
+
+    def call_bound(self) -> np.ndarray:
+        """int32[n_nodes]: a call gep of offset ``k`` adds ``z + k`` when ``k < call_bound()[z]``:
+        ``obj_size`` at functions, 0 elsewhere."""
+        return np.where(self.kind == NodeKind.FUNCTION, self.obj_size, 0).astype(np.int32)
 
     def field_insensitive_mask(self) -> np.ndarray:
         """int32[n_nodes]: 1 at every field-insensitive object, else 0: the bound under which a gep
@@ -461,6 +502,9 @@ class ConstraintSet:
             lines.append(f"int-to-pointer object: {self.node_label(self.int_to_pointer)}")
         if self.collapse_cycles:
             lines.append("objects reached by positive-weight cycles: collapsed before solving")
+        if len(self.call_dst) or self.call_geps:
+            lines.append(f"call geps: {len(self.call_dst):,}" + ("; functions entered by them only"
+                                                               if self.call_geps else ""))
         return "\n".join(lines)
 
     def replace(self, **changes) -> "ConstraintSet":

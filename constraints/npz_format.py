@@ -13,10 +13,10 @@ Members (all plain arrays, readable with ``allow_pickle=False``):
   format is then ``"andersen-gpu-constraints-2"``, so that a reader that knows
   only version 1 refuses the file instead of dropping them (its solution would
   lose every pointee that a gep keeps on such an object);
-* ``collapse_cycles``: int64 1, only when the set asks for objects reached by
-  positive-weight cycles to be collapsed (:mod:`constraints.model`); the format is
-  then ``"andersen-gpu-constraints-3"``, so that an older reader refuses the file
-  instead of solving the uncollapsed model;
+* ``collapse_cycles``, ``call_geps``: int64 1, only when set, and ``call_dst``/
+  ``call_src``/``call_offset`` only when the set has call geps (:mod:`constraints.model`);
+  the format is then ``"andersen-gpu-constraints-3"``, so that an older reader refuses
+  the file instead of solving another model;
 * ``names_blob``/``names_offsets`` and ``locations_blob``/``locations_offsets``:
   only when present; the UTF-8 bytes of all strings back to back, and the
   int64 end offset of each.
@@ -43,18 +43,21 @@ FORMAT_TAG_CC = "andersen-gpu-constraints-3"   # with collapse_cycles
 SUFFIX = ".npz"
 _STRING_FIELDS = ("names", "locations")
 _SCALAR_FIELDS = ("n_nodes", "int_to_pointer")
-_OPTIONAL_FIELDS = ("walk_dst", "walk_src", "walk_offset", "field_insensitive")   # written only when not empty
+_OPTIONAL_FIELDS = ("walk_dst", "walk_src", "walk_offset", "field_insensitive",
+                    "call_dst", "call_src", "call_offset")   # written only when not empty
+_FLAG_FIELDS = ("collapse_cycles", "call_geps")   # int64 1, written only when set (version 3)
 
 
 def write_npz(cs: ConstraintSet, path: str | os.PathLike) -> None:
     """Write ``cs`` to ``path`` as a compressed ``.npz``, atomically."""
-    tag = FORMAT_TAG_CC if cs.collapse_cycles else FORMAT_TAG_FI if len(cs.field_insensitive) else FORMAT_TAG
+    v3 = cs.collapse_cycles or cs.call_geps or len(cs.call_dst)
+    tag = FORMAT_TAG_CC if v3 else FORMAT_TAG_FI if len(cs.field_insensitive) else FORMAT_TAG
     members: dict[str, np.ndarray] = {"format": np.array(tag)}
     for f in fields(cs):
         value = getattr(cs, f.name)
         if value is None or (f.name in _OPTIONAL_FIELDS and not len(value)):
             continue
-        if f.name == "collapse_cycles":
+        if f.name in _FLAG_FIELDS:
             if value:
                 members[f.name] = np.array(1, np.int64)
         elif f.name in _SCALAR_FIELDS:
@@ -90,14 +93,15 @@ def read_npz(path: str | os.PathLike) -> ConstraintSet:
             if tag == FORMAT_TAG and "field_insensitive" in z.files:
                 raise InputError(f"format {FORMAT_TAG!r} with a field_insensitive member (a version-2 member)",
                                  src)
-            if tag != FORMAT_TAG_CC and "collapse_cycles" in z.files:
-                raise InputError(f"format {tag!r} with a collapse_cycles member (a version-3 member)", src)
+            for name in _FLAG_FIELDS + ("call_dst",):
+                if tag != FORMAT_TAG_CC and name in z.files:
+                    raise InputError(f"format {tag!r} with a {name} member (a version-3 member)", src)
             values = {}
             for f in fields(ConstraintSet):
                 if f.name in _STRING_FIELDS:
                     if f"{f.name}_blob" in z.files:
                         values[f.name] = unpack_strings(z[f"{f.name}_blob"], z[f"{f.name}_offsets"], src, f.name)
-                elif f.name == "collapse_cycles":
+                elif f.name in _FLAG_FIELDS:
                     values[f.name] = f.name in z.files and int(z[f.name]) == 1
                 elif f.name in z.files:
                     values[f.name] = int(z[f.name]) if f.name in _SCALAR_FIELDS else z[f.name]

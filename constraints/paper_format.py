@@ -463,6 +463,9 @@ def check_paper_compatible(cs: ConstraintSet, use_hcd: bool = True, target: str 
     if len(cs.field_insensitive):
         raise InputError("this set has field-insensitive objects: the paper format has no place for them "
                          "(write .acs or .npz)", target)
+    if len(cs.call_dst) or cs.call_geps:
+        raise InputError("this set has call geps: the paper format writes calls as geps (write .acs or .npz)",
+                         target)
     if cs.collapse_cycles:
         raise InputError("this set collapses the objects positive-weight cycles reach: the paper format has no "
                          "place for that (write .acs or .npz)", target)

@@ -17,7 +17,9 @@ of line that follows; ``names=1``/``locations=1``/``merges=1`` say that the
 set carries names, locations or offline merges (so that "none" and "all
 empty" stay distinct); ``collapse_cycles=1`` that objects reached by
 positive-weight cycles are collapsed before solving (:mod:`constraints.model`;
-a reader that does not know the key refuses the file). Then exactly ``nodes`` node lines, ids in order, with
+a reader that does not know the key refuses the file), and ``call_geps=1`` that
+functions are entered by call geps only; ``call=N`` counts the call geps (left
+out when there is none). Then exactly ``nodes`` node lines, ids in order, with
 the node's :class:`~constraints.model.NodeKind` in lower case, its object
 size, and optionally its offline representative, ``fi=1`` for a
 field-insensitive object (:mod:`constraints.model`), name and location (JSON
@@ -31,6 +33,7 @@ line            kind   meaning
 ``X = *Y``      load   X = *Y
 ``*X = Y``      store  *X = Y
 ``X = Y + O``   gep    X = Y + O (field O)
+``X = Y +c K``  call   X = Y +c K (slot K of the functions Y points to; header ``call=N``)
 ``hcd P T``     HCD    objects entering pts(P) may merge with T
 ==============  =====  =====================
 
@@ -60,8 +63,9 @@ FORMAT_VERSION = 1
 SUFFIXES = (".acs", ".acs.gz")
 
 _COUNT_KEYS = ("nodes",) + EDGE_KINDS + ("hcd",)
-_FLAG_KEYS = ("names", "locations", "merges", "collapse_cycles")
-_HEADER_KEYS = _COUNT_KEYS + ("int_to_pointer",) + _FLAG_KEYS
+_FLAG_KEYS = ("names", "locations", "merges", "collapse_cycles", "call_geps")
+_OPTIONAL_COUNTS = ("hcd", "call")   # the others a header must give
+_HEADER_KEYS = _COUNT_KEYS + ("call", "int_to_pointer") + _FLAG_KEYS
 _KIND_WORDS = {k.name.lower(): int(k) for k in NodeKind}
 
 # what parsing takes per node (sizes, kinds, rep, name and location slots) and per constraint
@@ -69,7 +73,7 @@ _KIND_WORDS = {k.name.lower(): int(k) for k in NodeKind}
 _BYTES_PER_NODE = 8 + 1 + 8 + 8 + 8
 _BYTES_PER_CONSTRAINT = 160
 
-_STATEMENT = re.compile(r"^(\*?)\s*([-+]?\w+)\s*=\s*([&*]?)\s*([-+]?\w+)\s*(?:\+\s*([-+]?\w+))?$")
+_STATEMENT = re.compile(r"^(\*?)\s*([-+]?\w+)\s*=\s*([&*]?)\s*([-+]?\w+)\s*(?:\+(c\s+)?\s*([-+]?\w+))?$")
 _NODE = re.compile(r'^node\s+(\S+)\s+(\S+)\s+(\S+)((?:\s+[a-z]+=(?:"(?:[^"\\]|\\.)*"|[^\s"#]+))*)\s*(?:#.*)?$')
 _ATTR = re.compile(r'([a-z]+)=("(?:[^"\\]|\\.)*"|[^\s"#]+)')
 
@@ -86,8 +90,11 @@ def format_text(cs: ConstraintSet) -> Iterable[str]:
     header = [f"{FORMAT_NAME} {FORMAT_VERSION}", f"nodes={cs.n_nodes}"]
     header += [f"{k}={cs.count(k)}" for k in EDGE_KINDS]
     header += [f"hcd={len(cs.hcd_ptr)}", f"int_to_pointer={cs.int_to_pointer}"]
+    if len(cs.call_dst):
+        header.append(f"call={len(cs.call_dst)}")
     header += [f"{flag}=1" for flag, present in zip(_FLAG_KEYS, (cs.names, cs.locations, rep,
-                                                                (True if cs.collapse_cycles else None)))
+                                                                (True if cs.collapse_cycles else None),
+                                                                (True if cs.call_geps else None)))
                if present is not None]
     yield " ".join(header) + "\n"
     yield "# node ID KIND SIZE [rep=R] [fi=1] [name=\"...\"] [loc=\"...\"]\n"
@@ -119,6 +126,13 @@ def format_text(cs: ConstraintSet) -> Iterable[str]:
             if label is not None:
                 line = f"{line:<24}# " + form.format(*(label(x) for x in row[:2]), *row[2:])
             yield line + "\n"
+    if len(cs.call_dst):
+        yield "# call geps\n"
+    for row in zip(cs.call_dst.tolist(), cs.call_src.tolist(), cs.call_offset.tolist()):
+        line = "{} = {} +c {}".format(*row)
+        if label is not None:
+            line = f"{line:<24}# " + "{} = {} +c {}".format(label(row[0]), label(row[1]), row[2])
+        yield line + "\n"
     if len(cs.hcd_ptr):
         yield "# hcd POINTER TARGET: objects entering pts(POINTER) may merge with TARGET\n"
     for p, t in zip(cs.hcd_ptr.tolist(), cs.hcd_target.tolist()):
@@ -175,7 +189,7 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
     n = header["nodes"]
     # every node, constraint and hcd pair takes a line: a header that claims more than the file
     # holds is refused before its arrays are allocated
-    claimed = sum(header[k] for k in _COUNT_KEYS)
+    claimed = sum(header[k] for k in _COUNT_KEYS + ("call",))
     if claimed > len(lines) - body_start:
         raise InputError(f"header claims {claimed:,} lines of nodes and constraints but the file has only "
                          f"{len(lines) - body_start:,} lines after it", src, header_line)
@@ -187,7 +201,7 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
     names = [""] * n if header["names"] else None
     locations = [""] * n if header["locations"] else None
     fi: list[int] = []
-    rows: dict[str, list[tuple[int, ...]]] = {k: [] for k in EDGE_KINDS + ("hcd",)}
+    rows: dict[str, list[tuple[int, ...]]] = {k: [] for k in EDGE_KINDS + ("hcd", "call")}
     line_of: dict[str, list[int]] = {k: [] for k in rows}
     n_seen = 0
 
@@ -221,14 +235,14 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
         rows[kind_name].append(row)
         line_of[kind_name].append(lineno)
 
-    found = {"nodes": n_seen, **{k: len(rows[k]) for k in EDGE_KINDS + ("hcd",)}}
-    wrong = [k for k in _COUNT_KEYS if found[k] != header[k]]
+    found = {"nodes": n_seen, **{k: len(rows[k]) for k in EDGE_KINDS + ("hcd", "call")}}
+    wrong = [k for k in _COUNT_KEYS + ("call",) if found[k] != header[k]]
     if wrong:
         raise InputError(f"header says {' '.join(f'{k}={header[k]}' for k in wrong)} but the file has "
                          f"{' '.join(f'{k}={found[k]}' for k in wrong)}", src, header_line)
     cols = {}
-    for k in EDGE_KINDS + ("hcd",):
-        width = 3 if k == "gep" else 2
+    for k in EDGE_KINDS + ("hcd", "call"):
+        width = 3 if k in ("gep", "call") else 2
         table = np.asarray(rows[k], np.int64).reshape(-1, width)
         lines_k = line_of[k]
         bad = np.flatnonzero((table[:, :2] < 0) | (table[:, :2] >= n))
@@ -236,12 +250,12 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
             i = int(bad[0]) // 2
             value = table[i, int(bad[0]) % 2]
             raise InputError(f"node id {value} outside [0, {n})", src, lines_k[i])
-        if k == "gep":
+        if k in ("gep", "call"):
             bad = np.flatnonzero((table[:, 2] < 0) | (table[:, 2] >= max(n, 1)))
             if bad.size:
                 i = int(bad[0])
-                raise InputError(f"gep offset {table[i, 2]} outside [0, {n})", src, lines_k[i])
-            cols.update(gep_dst=table[:, 0], gep_src=table[:, 1], gep_offset=table[:, 2])
+                raise InputError(f"{k} offset {table[i, 2]} outside [0, {n})", src, lines_k[i])
+            cols.update({f"{k}_dst": table[:, 0], f"{k}_src": table[:, 1], f"{k}_offset": table[:, 2]})
         elif k == "hcd":
             cols.update(hcd_ptr=table[:, 0], hcd_target=table[:, 1])
         else:
@@ -252,7 +266,8 @@ def parse_text(lines: list[str], src: str, progress: bool = False) -> Constraint
     try:
         return ConstraintSet(n_nodes=n, obj_size=sizes, kind=kinds, int_to_pointer=i2p, offline_rep=rep,
                              names=names, locations=locations, field_insensitive=np.asarray(fi, np.int64),
-                             collapse_cycles=bool(header["collapse_cycles"]), **cols)
+                             collapse_cycles=bool(header["collapse_cycles"]), call_geps=bool(header["call_geps"]),
+                             **cols)
     except InputError as exc:
         raise exc.at(src) from None
 
@@ -282,10 +297,10 @@ def _parse_header(lines: list[str], src: str) -> tuple[dict[str, int], int, int]
                              f"{', '.join(_HEADER_KEYS)})", src, lineno)
         header[key] = _int(value, src, lineno, f"header field {key}")
         seen.add(key)
-    missing = [k for k in _COUNT_KEYS[:-1] if k not in seen]
+    missing = [k for k in _COUNT_KEYS if k not in seen and k not in _OPTIONAL_COUNTS]
     if missing:
         raise InputError(f"header lacks {', '.join(missing)}", src, lineno)
-    for k in _COUNT_KEYS:
+    for k in _COUNT_KEYS + ("call",):
         if header[k] < 0:
             raise InputError(f"header field {k}={header[k]} is negative", src, lineno)
     for k in _FLAG_KEYS:
@@ -337,14 +352,14 @@ def _parse_statement(s: str, src: str, lineno: int) -> tuple[str, tuple[int, ...
     m = _STATEMENT.match(s)
     if not m:
         raise InputError(f"unrecognised line {s[:60]!r} (expected X = &Y, X = Y, X = *Y, *X = Y, X = Y + O, "
-                         "hcd P T or node ...)", src, lineno)
-    star_dst, x, op, y, off = m.groups()
+                         "X = Y +c K, hcd P T or node ...)", src, lineno)
+    star_dst, x, op, y, call, off = m.groups()
     dst = _int(x, src, lineno, "node id")
     srcn = _int(y, src, lineno, "node id")
     if off is not None:
         if star_dst or op:
-            raise InputError("an offset is allowed only on 'X = Y + O'", src, lineno)
-        return "gep", (dst, srcn, _int(off, src, lineno, "offset"))
+            raise InputError("an offset is allowed only on 'X = Y + O' and 'X = Y +c K'", src, lineno)
+        return "call" if call else "gep", (dst, srcn, _int(off, src, lineno, "offset"))
     if star_dst:
         if op:
             raise InputError("'*X = ' takes a plain node on the right (store)", src, lineno)

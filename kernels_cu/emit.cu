@@ -8,7 +8,8 @@
 //   Copy     y →c x                    ⟹  P(x) ⊇ ΔP(y)
 //   AddPtr   x = y + o                 ⟹  P(x) ⊇ {z+o : z ∈ ΔP(y), o < size(z)}
 //            x = y +w d (walk)         ⟹  P(x) ⊇ {z+d : z ∈ ΔP(y), d < walk_size(z)}
-//            either, o ≥ 1             ⟹  P(x) ⊇ {z : z ∈ ΔP(y), z field-insensitive}
+//            x = y +c k (call)         ⟹  P(x) ⊇ {z+k : z ∈ ΔP(y), k < call_size(z)}  (functions only)
+//            gep or walk, o ≥ 1        ⟹  P(x) ⊇ {z : z ∈ ΔP(y), z field-insensitive}
 //   Load     x = *y,  z ∈ ΔP(y)        ⟹  P(x) ⊇ P(z)        (new edges z →c x: Lfull)
 //            x = *y,  z ∈ Pold(y)      ⟹  P(x) ⊇ ΔP(z)       (old edges: Ldelta)
 //   Store    *x = y,  z ∈ ΔP(x)        ⟹  P(z) ⊇ P(y)        (new edges y →c z)
@@ -38,6 +39,7 @@ struct Graph {
     const u32 *s_ptr, *s_val;            // stores by pointer: *x = y gives y in s(x)
     const u32 *v_ptr, *v_ptr_of;         // stores by value: *x = y gives x in v(y)
     const u32 *rep, *size, *walk_size;   // the gep bound and the walk bound per node
+    const u32 *call_size;                // the call gep bound: a function's slots, 0 elsewhere
     const u32 *fi;                       // 1 at field-insensitive objects, else 0; nullptr: none
     u64 i2p;
 };
@@ -117,8 +119,10 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
     return su_finish(p, s, u);
 }
 
-// An offset in g_off with this bit is a walk gep x = y +w d (d = the other bits), bound walk_size.
+// An offset in g_off with this bit is a walk gep x = y +w d (d = the other bits), bound walk_size;
+// with CALL, a call gep x = y +c k, bound call_size.
 #define WALK 0x80000000u
+#define CALL 0x40000000u
 // The shift memo's offset for ΔP's field-insensitive part (no gep or walk has it: offsets are < n).
 #define FI_PART 0x7FFFFFFFu
 
@@ -180,13 +184,14 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
         u32 r = memoized(shift_memo, (u64)d << 32 | o, ctl, [&] {
             PROF_T0(t0);
             u32 out = (o & WALK) ? shift(p, s, d, o & ~WALK, g.walk_size, sh, hd)
+                    : (o & CALL) ? shift(p, s, d, o & ~CALL, g.call_size, sh, hd)
                                  : shift(p, s, d, o, g.size, sh, hd);
             PROF_ADD(ctl, PF_SHIFT, t0);
             return out;
         });
         if (r == NIL) return false;
         emit_pair(lane == 0 && r != 0, (u64)x << 32 | r, C, cap_c, &ctl[CTL_C_FILL], ctl);
-        if (g.fi != nullptr && (o & ~WALK) != 0) {   // a field-insensitive z stays z
+        if (g.fi != nullptr && (o & ~WALK) != 0 && !(o & CALL)) {   // a field-insensitive z stays z
             u32 f = memoized(shift_memo, (u64)d << 32 | FI_PART, ctl, [&] {
                 return shift(p, s, d, 0, g.fi, sh, hd);
             });

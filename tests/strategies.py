@@ -35,7 +35,7 @@ def constraint_sets(draw, max_nodes: int = 24, max_constraints: int = 40,
                     with_i2p: bool | None = None, with_merges: bool | None = None,
                     with_names: bool = False, gep_cycles: bool | None = None,
                     with_walks: bool = False, long_runs: bool = False,
-                    with_fi: bool | None = None) -> ConstraintSet:
+                    with_fi: bool | None = None, with_calls: bool | None = None) -> ConstraintSet:
     """A valid random :class:`ConstraintSet`.
 
     Objects are laid out first with random sizes (fields follow their object),
@@ -50,6 +50,8 @@ def constraint_sets(draw, max_nodes: int = 24, max_constraints: int = 40,
     (walks of 64 or more cross the words of the cpu backend's masks).
     ``with_fi`` (None: drawn) marks some objects of one slot field-insensitive
     (every gep and walk from them yields them; see :mod:`constraints.model`).
+    ``with_calls`` (None: drawn) makes some objects functions and adds call geps, with
+    ``call_geps`` (functions closed to plain geps) drawn.
     """
     n = draw(st.integers(1, max_nodes))
     sizes = np.zeros(n, np.int64)
@@ -106,6 +108,14 @@ def constraint_sets(draw, max_nodes: int = 24, max_constraints: int = 40,
         offset = st.one_of(st.integers(1, min(4, n - 1)), st.integers(1, n - 1))
         walks = draw(st.lists(st.tuples(node, node, offset), min_size=1, max_size=6))
         extra["walk_dst"], extra["walk_src"], extra["walk_offset"] = (np.array(c, np.int64) for c in zip(*walks))
+    if (draw(st.booleans()) if with_calls is None else with_calls) and n > 1:
+        starts = [z for z in range(n_obj_region) if kind[z] == NodeKind.OBJECT]
+        if starts:
+            for z in draw(st.sets(st.sampled_from(starts), min_size=1)):
+                kind[z] = NodeKind.FUNCTION
+            calls = draw(st.lists(st.tuples(node, node, st.integers(0, min(max_off, n - 1))), min_size=1, max_size=5))
+            extra["call_dst"], extra["call_src"], extra["call_offset"] = (np.array(c, np.int64) for c in zip(*calls))
+            extra["call_geps"] = draw(st.booleans())
     use_i2p = draw(st.booleans()) if with_i2p is None else with_i2p
     if use_i2p:
         extra["int_to_pointer"] = draw(node)

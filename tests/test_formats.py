@@ -59,15 +59,16 @@ def test_our_formats_round_trip(name: str, cs: ConstraintSet) -> None:
 
 def _paper_projection(cs: ConstraintSet) -> ConstraintSet:
     """What the paper format can hold: i2p at node 1, object/function kinds only, no names, no
-    field-insensitive objects."""
+    field-insensitive objects, no call geps."""
     n = cs.n_nodes
     i2p = 1 if n > 1 else -1
     in_object = np.flatnonzero((cs.kind == NodeKind.OBJECT) | (cs.kind == NodeKind.FIELD))
     last_obj = int(in_object[-1]) if in_object.size else -1
     kind = np.where(np.arange(n) <= last_obj, NodeKind.OBJECT, NodeKind.VALUE).astype(np.int8)
     kind[cs.kind == NodeKind.FUNCTION] = NodeKind.FUNCTION
-    return cs.replace(int_to_pointer=i2p, kind=kind, names=None, locations=None,
-                      field_insensitive=np.zeros(0, np.int32))
+    none = np.zeros(0, np.int32)
+    return cs.replace(int_to_pointer=i2p, kind=kind, names=None, locations=None, field_insensitive=none,
+                      call_dst=none, call_src=none, call_offset=none, call_geps=False)
 
 
 @FAST

@@ -169,4 +169,4 @@ def test_models_text_lists_every_model():
 
 def test_truncated_payload_is_an_error():
     with pytest.raises(InputError, match="malformed|expected"):
-        fast_extract.load(fast_extract.ExtractedModule(fast_extract.MAGIC + b"\0" * 88))
+        fast_extract.load(fast_extract.ExtractedModule(fast_extract.MAGIC + b"\0" * 96))   # 8 bytes past an empty module

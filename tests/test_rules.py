@@ -144,6 +144,18 @@ CASES = [
     Case("collapse-cycles-keeps-function-slots", 5, {0: {2}, 1: {2, 3}},
          sizes={2: 3, 3: 1, 4: 1}, addr=[(0, 2)], copy=[(1, 0)], gep=[(1, 1, 1)],
          extra={"collapse_cycles": True, "kind": [0, 0, 3, 2, 2]}),
+    # call geps (f: 2, f#ret 3, f#arg0 4; o: 5, 6): x = p +c 1 reaches f#ret only (o is no function),
+    # y = p + 1 reaches o's slot only (call_geps closes f to plain geps), z = p +c 2 reaches f#arg0
+    Case("call-geps-enter-functions-only", 10, {0: {2, 5}, 7: {3}, 8: {6}, 9: {4}},
+         sizes={2: 3, 3: 1, 4: 1, 5: 2, 6: 1}, addr=[(0, 2), (0, 5)], gep=[(8, 0, 1)],
+         extra={"kind": [0, 0, 3, 2, 2, 1, 2, 0, 0, 0], "call_dst": [7, 9], "call_src": [0, 0],
+                "call_offset": [1, 2], "call_geps": True}),
+    # without call_geps a plain gep enters a function too (the paper's encoding of calls) and keeps a
+    # field-insensitive object (6), which a call gep does not
+    Case("call-geps-open-functions", 8, {0: {2, 6}, 1: {3, 6}, 7: {3}},
+         sizes={2: 3, 3: 1, 4: 1, 6: 1}, addr=[(0, 2), (0, 6)], gep=[(1, 0, 1)],
+         extra={"kind": [0, 0, 3, 2, 2, 0, 1, 0], "call_dst": [7], "call_src": [0], "call_offset": [1],
+                "field_insensitive": [6]}),
     # a copy cycle, a gep on a field of size 0 (nothing), a store/load through a
     # field, and a load through {o, int-to-pointer} that only reads o
     Case("ten-node-mix", 10, {0: {4, 9}, 1: {4, 9}, 2: {5}, 3: {9}, 5: {9}, 6: {9}, 9: {4}},

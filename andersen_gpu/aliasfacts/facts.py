@@ -124,7 +124,9 @@ def with_unknown_externals(cs: ConstraintSet, sites: AccessSites) -> ConstraintS
         offline_rep=None if cs.offline_rep is None else np.concatenate(
             [cs.offline_rep, np.arange(n, n + len(sizes), dtype=np.int64)]).astype(i32),
         hcd_ptr=cs.hcd_ptr, hcd_target=cs.hcd_target, field_insensitive=cs.field_insensitive,
-        names=tuple(names) if names is not None else None,
+        walk_dst=cs.walk_dst, walk_src=cs.walk_src, walk_offset=cs.walk_offset,
+        call_dst=cs.call_dst, call_src=cs.call_src, call_offset=cs.call_offset, call_geps=cs.call_geps,
+        collapse_cycles=cs.collapse_cycles, names=tuple(names) if names is not None else None,
         locations=tuple(cs.locations) + ("",) * len(sizes) if cs.locations is not None else None)
 
 

@@ -69,6 +69,9 @@ N_CTR = 9
 SCC_GROWTH = 100
 
 
+#: ``gep_kind`` of a gep column entry: a gep, a walk gep, a call gep (``ConstraintSet``)
+GEP, WALK, CALL = 0, 1, 2
+
 @njit(cache=True)
 def find(parent, v):
     r = v
@@ -516,15 +519,16 @@ def _schedule(wq, heap, hn, pos, at, later, nl):
 
 
 @njit(cache=True, nogil=True)  # nogil: run off the main thread, interruptibly (andersen_gpu.interrupt)
-def solve_core(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_dst, copy_src,
-               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off, gep_walk,
+def solve_core(n, rep, obj_size, walk_size, call_bound, fi, i2p, addr_dst, addr_src, copy_dst, copy_src,
+               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off, gep_kind,
                hcd_ptr, hcd_target):
     """Least solution on representatives.
 
     Parameters are the constraint columns (int64) with pointer-side ids already
-    mapped through ``rep``; the gep columns hold the walk geps too, flagged in
-    ``gep_walk`` (bool), whose bound is ``walk_size`` (``ConstraintSet.walk_size``)
-    where a gep's is ``obj_size``; ``fi`` (int64[n]) is non-zero at the
+    mapped through ``rep``; the gep columns hold the walk geps and the call geps too,
+    ``gep_kind`` (int8) :data:`GEP` 0, :data:`WALK` 1 or :data:`CALL` 2, whose bound is
+    ``walk_size`` (``ConstraintSet.walk_size``) for a walk and ``call_bound``
+    (``ConstraintSet.call_bound``) for a call where a gep's is ``obj_size`` (the gep bound); ``fi`` (int64[n]) is non-zero at the
     field-insensitive objects, which every gep and walk keeps as they are. Returns ``(parent, pts, table, visits, rounds,
     merged_scc, merged_hcd, ctr)``: the set of node v is set ``pts[find(parent,
     v)]`` of ``table`` (a :class:`._cpu_sets.SetTable`); ``ctr`` as :data:`COUNTER_NAMES`.
@@ -534,7 +538,8 @@ def solve_core(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_ds
     t = sets.new_table(n)
     gbuf = np.empty(2 * (n // 64 + 2), np.uint64)     # room for any set of node ids
     gmask = _gep_masks(n, obj_size)
-    wmask = _gep_masks(n, walk_size) if gep_walk.any() else np.zeros((1, 1), np.uint64)   # read by walks only
+    wmask = _gep_masks(n, walk_size) if (gep_kind == WALK).any() else np.zeros((1, 1), np.uint64)   # walks only
+    cmask = _gep_masks(n, call_bound) if (gep_kind == CALL).any() else np.zeros((1, 1), np.uint64)  # calls only
     fimask = _flag_mask(n, fi) if fi.any() else np.zeros(0, np.uint64)   # empty: no field-insensitive object
     has_fi = len(fimask) > 0
     fbuf = np.empty(2 * (n // 64 + 2), np.uint64)
@@ -763,15 +768,17 @@ def solve_core(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_ds
                     dfi = _masked(Dw, dl, fimask, dfibuf)
             while c >= 0:
                 o = gep_off[c]
-                if gep_walk[c]:     # x = y +w o: the same shift against the walk bound
+                if gep_kind[c] == WALK:     # x = y +w o: the same shift against the walk bound
                     gl = _shifted(d1buf, d1, o, walk_size, wmask, gbuf)
+                elif gep_kind[c] == CALL:   # x = y +c o: against the call bound (functions only)
+                    gl = _shifted(Dw, dl, o, call_bound, cmask, gbuf)
                 elif o == 0:
                     gl = _shifted(Dw, dl, o, obj_size, gmask, gbuf)
                 elif o < 64:
                     gl = _shifted(d1buf, d1, o, obj_size, gmask, gbuf)
                 else:
                     gl = _shifted(d64buf, d64, o, obj_size, gmask, gbuf)
-                fl = dfi if o > 0 else 0    # offset 0 keeps them by the size bound already
+                fl = dfi if o > 0 and gep_kind[c] != CALL else 0    # offset 0: by the size bound already
                 if gl > 0 or fl > 0:
                     x = find(parent, gep_dst[c])
                     if gl > 0:

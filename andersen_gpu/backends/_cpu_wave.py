@@ -69,8 +69,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.typed import List
 
 from . import _cpu_bits as bits
-from ._cpu_core import (SCC_GROWTH, _append, _flag_mask, _gep_masks, _linked, _masked, _shifted, empty_sets, find,
-                        scc_order)
+from ._cpu_core import (CALL, SCC_GROWTH, WALK, _append, _flag_mask, _gep_masks, _linked, _masked, _shifted,
+                        empty_sets, find, scc_order)
 
 ONE = np.uint64(1)
 #: fewer items than this in a level or phase: run them on the calling thread
@@ -328,8 +328,8 @@ def _add_pred(t, s, pre, prl, fre, frl):
 
 
 @njit(cache=True)
-def _into_target(x, items, lo, hi, n_load, parent, i2p, obj_size, gmask, walk_size, wmask, fimask, load_src,
-                 gep_src, gep_off, gep_walk, pts, plen, dlt, dlen, D, Dl, lin, llen, pre, prl, fre, frl, buf, gbuf):
+def _into_target(x, items, lo, hi, n_load, parent, i2p, obj_size, gmask, walk_size, wmask, call_bound, cmask,
+                 fimask, load_src, gep_src, gep_off, gep_kind, pts, plen, dlt, dlen, D, Dl, lin, llen, pre, prl, fre, frl, buf, gbuf):
     """Step 5 for the loads and geps whose destination is ``x`` (items ``lo..hi``). Returns new edges."""
     new = 0
     for j in range(lo, hi):
@@ -355,15 +355,17 @@ def _into_target(x, items, lo, hi, n_load, parent, i2p, obj_size, gmask, walk_si
             y = find_ro(parent, gep_src[c])
             if Dl[y] == 0:
                 continue
-            if gep_walk[c]:     # x = y +w o: the same shift against the walk bound
+            if gep_kind[c] == WALK:     # x = y +w o: the same shift against the walk bound
                 gl = _shifted(D[y], Dl[y], gep_off[c], walk_size, wmask, gbuf)
+            elif gep_kind[c] == CALL:   # x = y +c o: against the call bound (functions only)
+                gl = _shifted(D[y], Dl[y], gep_off[c], call_bound, cmask, gbuf)
             else:
                 gl = _shifted(D[y], Dl[y], gep_off[c], obj_size, gmask, gbuf)
             if gl > 0:
                 d, dl = _take(x, gbuf, gl, pts, plen, dlt[x], dlen[x], buf)
                 dlt[x] = d
                 dlen[x] = dl
-            if gep_off[c] > 0 and len(fimask) > 0:    # field-insensitive objects stay as they are
+            if gep_off[c] > 0 and len(fimask) > 0 and gep_kind[c] != CALL:   # field-insensitive objects stay
                 gl = _masked(D[y], Dl[y], fimask, gbuf)
                 if gl > 0:
                     d, dl = _take(x, gbuf, gl, pts, plen, dlt[x], dlen[x], buf)
@@ -404,7 +406,7 @@ def _from_owner(y, items, lo, hi, parent, i2p, store_dst, D, Dl, sto, stl, out, 
 
 @njit(parallel=True, cache=True)
 def _apply_complex(tg_ptr, tg_node, tg_item, ow_ptr, ow_node, ow_item, n_load, parent, i2p, obj_size, gmask,
-                   walk_size, wmask, fimask, load_src, gep_src, gep_off, gep_walk, store_dst, pts, plen, dlt, dlen, D, Dl,
+                   walk_size, wmask, call_bound, cmask, fimask, load_src, gep_src, gep_off, gep_kind, store_dst, pts, plen, dlt, dlen, D, Dl,
                    lin, llen, sto, stl,
                    pre, prl, fre, frl, outs, scratch, gscratch):
     """Step 5 in parallel: slots ``< len(tg_node)`` are load/gep targets, the rest store owners.
@@ -417,7 +419,8 @@ def _apply_complex(tg_ptr, tg_node, tg_item, ow_ptr, ow_node, ow_item, n_load, p
         tid = get_thread_id()
         if s < n_tg:
             new += _into_target(tg_node[s], tg_item, tg_ptr[s], tg_ptr[s + 1], n_load, parent, i2p, obj_size,
-                                gmask, walk_size, wmask, fimask, load_src, gep_src, gep_off, gep_walk, pts, plen, dlt, dlen,
+                                gmask, walk_size, wmask, call_bound, cmask, fimask, load_src, gep_src, gep_off,
+                                gep_kind, pts, plen, dlt, dlen,
                                 D, Dl, lin, llen,
                                 pre, prl, fre, frl, scratch[tid], gscratch[tid])
         else:
@@ -613,8 +616,8 @@ def _gather_store_edges(ow_node, outs, n):
 
 
 @njit(cache=True, nogil=True)  # nogil: run off the main thread, interruptibly (andersen_gpu.interrupt)
-def solve_wave(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_dst, copy_src,
-               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off, gep_walk,
+def solve_wave(n, rep, obj_size, walk_size, call_bound, fi, i2p, addr_dst, addr_src, copy_dst, copy_src,
+               load_dst, load_src, store_dst, store_src, gep_dst, gep_src, gep_off, gep_kind,
                hcd_ptr, hcd_target, n_threads):
     """Least solution on representatives, in parallel rounds (see the module docstring).
 
@@ -631,7 +634,8 @@ def solve_wave(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_ds
     scratch = np.empty((n_threads, words), np.uint64)
     gscratch = np.empty((n_threads, words), np.uint64)
     gmask = _gep_masks(n, obj_size)
-    wmask = _gep_masks(n, walk_size) if gep_walk.any() else np.zeros((1, 1), np.uint64)   # read by walks only
+    wmask = _gep_masks(n, walk_size) if (gep_kind == WALK).any() else np.zeros((1, 1), np.uint64)   # walks only
+    cmask = _gep_masks(n, call_bound) if (gep_kind == CALL).any() else np.zeros((1, 1), np.uint64)  # calls only
     fimask = _flag_mask(n, fi) if fi.any() else np.zeros(0, np.uint64)   # empty: no field-insensitive object
     empty = np.empty(0, np.uint64)
     pts = empty_sets(n, empty)
@@ -757,7 +761,8 @@ def solve_wave(n, rep, obj_size, walk_size, fi, i2p, addr_dst, addr_src, copy_ds
         t = _tick(ms, T_HCD, t)
         # 5. loads, geps and stores on this round's deltas
         ctr[W_NEW_EDGES] += _apply_complex(tg_ptr, tg_node, tg_item, ow_ptr, ow_node, ow_item, n_load, parent, i2p,
-                                           obj_size, gmask, walk_size, wmask, fimask, load_src, gep_src, gep_off, gep_walk,
+                                           obj_size, gmask, walk_size, wmask, call_bound, cmask, fimask, load_src,
+                                           gep_src, gep_off, gep_kind,
                                            store_dst, pts, plen, dlt,
                                            dlen, D, Dl, lin, llen, sto, stl, pre, prl, fre, frl, outs, scratch,
                                            gscratch)

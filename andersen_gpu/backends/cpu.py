@@ -144,17 +144,20 @@ def solve(cs: ConstraintSet, preprocess: bool = True, threads: int = 1, hcd: boo
         notes["pointee order ms"] = round(ordered.ms, 1)
     hp, ht = (work.hcd_ptr, work.hcd_target) if hcd else (np.zeros(0, np.int32),) * 2
     t1 = time.perf_counter()
-    # walk geps ride in the gep columns, flagged: the rule is the gep's against the walk bound
-    walk = np.zeros(len(work.gep_dst) + len(work.walk_dst), np.bool_)
-    walk[len(work.gep_dst):] = True
-    size = _i64(work.obj_size)
+    # walk and call geps ride in the gep columns, flagged: the rule is the gep's against their bound
+    kind = np.concatenate((np.full(len(work.gep_dst), _cpu_core.GEP, np.int8),
+                           np.full(len(work.walk_dst), _cpu_core.WALK, np.int8),
+                           np.full(len(work.call_dst), _cpu_core.CALL, np.int8)))
+    size = _i64(work.gep_bound())
     walk_size = _i64(work.walk_size()) if len(work.walk_dst) else size   # read by walks only
+    call_bound = _i64(work.call_bound()) if len(work.call_dst) else size   # read by call geps only
     fi = _i64(work.field_insensitive_mask())
-    columns = (work.n_nodes, _i64(work.rep), size, walk_size, fi, int(work.int_to_pointer),
+    columns = (work.n_nodes, _i64(work.rep), size, walk_size, call_bound, fi, int(work.int_to_pointer),
                _i64(work.addr_dst), _i64(work.addr_src), _i64(work.copy_dst), _i64(work.copy_src),
                _i64(work.load_dst), _i64(work.load_src), _i64(work.store_dst), _i64(work.store_src),
-               _i64(np.concatenate((work.gep_dst, work.walk_dst))), _i64(np.concatenate((work.gep_src, work.walk_src))),
-               _i64(np.concatenate((work.gep_offset, work.walk_offset))), walk, _i64(hp), _i64(ht))
+               _i64(np.concatenate((work.gep_dst, work.walk_dst, work.call_dst))),
+               _i64(np.concatenate((work.gep_src, work.walk_src, work.call_src))),
+               _i64(np.concatenate((work.gep_offset, work.walk_offset, work.call_offset))), kind, _i64(hp), _i64(ht))
     if threads == 1:
         parent, pts, table, visits, rounds, m_scc, m_hcd, ctr = _cpu_core.solve_core(*columns)
         t2 = time.perf_counter()

@@ -27,8 +27,9 @@ class _State:
     def __init__(self, cs: ConstraintSet):
         self.cs = cs
         self.rep = cs.rep.tolist()
-        self.size = cs.obj_size.tolist()
+        self.size = cs.gep_bound().tolist()
         self.walk_size = cs.walk_size().tolist() if len(cs.walk_dst) else self.size   # read by walks only
+        self.call_bound = cs.call_bound().tolist() if len(cs.call_dst) else []      # read by call geps only
         self.i2p = cs.int_to_pointer
         self.fi = set(cs.field_insensitive.tolist())
         self.pts: dict[int, set[int]] = defaultdict(set)
@@ -37,6 +38,7 @@ class _State:
         self.stores: dict[int, list[int]] = defaultdict(list)    # x -> [y]: *x = y
         self.geps: dict[int, list[tuple[int, int]]] = defaultdict(list)  # y -> [(x, o)]: x = y + o
         self.walks: dict[int, list[tuple[int, int]]] = defaultdict(list)  # y -> [(x, d)]: x = y +w d
+        self.calls: dict[int, list[tuple[int, int]]] = defaultdict(list)  # y -> [(x, k)]: x = y +c k
         self.done: dict[int, set[int]] = defaultdict(set)        # part of pts(v) already propagated
         self.worklist: list[int] = []
         self.queued: set[int] = set()
@@ -80,10 +82,10 @@ def _rule_store(st: _State, x: int, z: int) -> None:
         _add_copy_edge(st, y, st.rep[z])
 
 
-def _shift(st: _State, edges: list[tuple[int, int]], bound: list[int], z: int) -> None:
+def _shift(st: _State, edges: list[tuple[int, int]], bound: list[int], z: int, keep_fi: bool = True) -> None:
     """``z+o ∈ pts(x)`` for every ``(x, o)`` of ``edges`` with ``o < bound[z]``; ``z ∈ pts(x)``
-    for every one when ``z`` is field-insensitive."""
-    fi = z in st.fi
+    for every one when ``z`` is field-insensitive (and ``keep_fi``)."""
+    fi = keep_fi and z in st.fi
     for x, o in edges:
         if fi or o < bound[z]:
             target = st.pts[x]
@@ -103,6 +105,11 @@ def _rule_walk(st: _State, y: int, z: int) -> None:
     """``y --walk,d--> x``, ``z ∈ pts(y)``, ``d < walk_size(z)``  ⟹  ``z+d ∈ pts(x)``
     (``z`` itself when it is field-insensitive)."""
     _shift(st, st.walks.get(y, ()), st.walk_size, z)
+
+
+def _rule_call(st: _State, y: int, z: int) -> None:
+    """``y --call,k--> x``, ``z ∈ pts(y)``, ``z`` a function, ``k < size(z)``  ⟹  ``z+k ∈ pts(x)``."""
+    _shift(st, st.calls.get(y, ()), st.call_bound, z, keep_fi=False)
 
 
 def _rule_copy(st: _State, y: int, src: set[int]) -> None:
@@ -129,6 +136,8 @@ def solve(cs: ConstraintSet) -> Solution:
         st.geps[rep[y]].append((rep[x], o))
     for x, y, d in zip(cs.walk_dst.tolist(), cs.walk_src.tolist(), cs.walk_offset.tolist()):
         st.walks[rep[y]].append((rep[x], d))
+    for x, y, k in zip(cs.call_dst.tolist(), cs.call_src.tolist(), cs.call_offset.tolist()):
+        st.calls[rep[y]].append((rep[x], k))
     for x, y in zip(cs.addr_dst.tolist(), cs.addr_src.tolist()):
         _add_addr(st, rep[x], y)
 
@@ -145,6 +154,7 @@ def solve(cs: ConstraintSet) -> Solution:
             _rule_store(st, v, z)
             _rule_gep(st, v, z)
             _rule_walk(st, v, z)
+            _rule_call(st, v, z)
         _rule_copy(st, v, delta)
 
     n = cs.n_nodes

@@ -13,7 +13,7 @@ A node's label is derived from what can flow into it:
   so every load through a node of that label reads the same set (nothing at
   all when label(y) is 0);
 * ``x = y + o``        contributes ``G(label(y), o)``, for the same reason (a walk
-  gep ``x = y +w d`` its own key ``W(label(y), d)``);
+  gep ``x = y +w d`` its own key ``W(label(y), d)``, a call gep ``x = y +c k`` ``C(label(y), k)``);
 * x may be written by a store (it is, or is the representative of, a node
   that can appear in a points-to set): a label ``I(x)`` of its own.
 
@@ -177,14 +177,18 @@ def _reads_by_offset(cs: ConstraintSet) -> tuple[np.ndarray, np.ndarray, np.ndar
     """The geps and walk geps of ``cs`` as one list of reads ``(dst, src, key)``.
 
     A gep of offset ``o`` is keyed ``G(label, o)`` (``key = o >= 0``), a walk of ``d``
-    ``key = -(d + 1) <= -2`` (a load is ``-1``): reads with equal keys through pointers of
-    equal labels give equal sets, and no two kinds share a key. Without walks, the gep
-    columns themselves (no copy).
+    ``key = -(d + 1) <= -2`` (a load is ``-1``), a call gep of ``k`` ``key = n + k >= n``:
+    reads with equal keys through pointers of equal labels give equal sets, and no two kinds
+    share a key. Without walks and call geps, the gep columns themselves (no copy).
     """
-    if not len(cs.walk_dst):
+    if not len(cs.walk_dst) and not len(cs.call_dst):
         return cs.gep_dst, cs.gep_src, cs.gep_offset
-    out = (np.concatenate((cs.gep_dst, cs.walk_dst)), np.concatenate((cs.gep_src, cs.walk_src)),
-           np.concatenate((cs.gep_offset, -(cs.walk_offset.astype(np.int32) + 1))))
+    if len(cs.call_dst) and cs.n_nodes >= 1 << 30:
+        raise ValueError("call geps are keyed n + k in int32: at most 2^30 nodes")
+    out = (np.concatenate((cs.gep_dst, cs.walk_dst, cs.call_dst)),
+           np.concatenate((cs.gep_src, cs.walk_src, cs.call_src)),
+           np.concatenate((cs.gep_offset, -(cs.walk_offset.astype(np.int32) + 1),
+                           cs.call_offset.astype(np.int32) + np.int32(cs.n_nodes))))
     for col in out:
         col.setflags(write=False)     # the types the compiled passes see for the gep columns
     return out

@@ -178,7 +178,8 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
         m(cs.store_dst), m(cs.store_src), m(cs.gep_dst), m(cs.gep_src), clamp(cs.gep_offset),
         int_to_pointer=int(new[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1,
         hcd_ptr=m(cs.hcd_ptr), hcd_target=m(cs.hcd_target), walk_dst=m(cs.walk_dst), walk_src=m(cs.walk_src),
-        walk_offset=clamp(cs.walk_offset), field_insensitive=np.unique(new[fi]))
+        walk_offset=clamp(cs.walk_offset), call_dst=m(cs.call_dst), call_src=m(cs.call_src),
+        call_offset=cs.call_offset, call_geps=cs.call_geps, field_insensitive=np.unique(new[fi]))
     return coarse, new
 
 

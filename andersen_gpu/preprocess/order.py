@@ -395,7 +395,8 @@ def pointee_order(cs: ConstraintSet) -> PointeeOrder:
 
 #: The constraint columns that hold node ids (offsets and sizes stay as they are).
 _ID_COLUMNS = ("addr_dst", "addr_src", "copy_dst", "copy_src", "load_dst", "load_src", "store_dst",
-               "store_src", "gep_dst", "gep_src", "hcd_ptr", "hcd_target", "walk_dst", "walk_src")
+               "store_src", "gep_dst", "gep_src", "hcd_ptr", "hcd_target", "walk_dst", "walk_src",
+               "call_dst", "call_src")
 
 
 def renumber(cs: ConstraintSet, perm: np.ndarray) -> ConstraintSet:
@@ -411,7 +412,8 @@ def renumber(cs: ConstraintSet, perm: np.ndarray) -> ConstraintSet:
         per_node[name] = out
     rep = np.empty(n, np.int32)
     rep[perm] = perm[cs.rep]
-    return ConstraintSet(n, gep_offset=cs.gep_offset, walk_offset=cs.walk_offset, offline_rep=rep,
+    return ConstraintSet(n, gep_offset=cs.gep_offset, walk_offset=cs.walk_offset, call_offset=cs.call_offset,
+                         call_geps=cs.call_geps, offline_rep=rep,
                          int_to_pointer=int(perm[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1,
                          field_insensitive=np.sort(perm[cs.field_insensitive]), collapse_cycles=cs.collapse_cycles,
                          **per_node, **{c: perm[getattr(cs, c)] for c in _ID_COLUMNS})

@@ -174,7 +174,7 @@ def apply_rep(cs: ConstraintSet, rep: np.ndarray, drop_empty: np.ndarray | None 
         Same nodes, same least solution; ``offline_rep`` is ``rep``; each
         kind's constraints deduplicated (first occurrence kept), self-copies
         removed; the HCD table mapped through ``rep`` and deduplicated; walk geps
-        like geps (a walk from a node to itself is kept: it is what walks are for).
+        and call geps like geps (a walk from a node to itself is kept: it is what walks are for).
     """
     n = cs.n_nodes
     r = np.ascontiguousarray(rep, np.int32)
@@ -193,7 +193,8 @@ def apply_rep(cs: ConstraintSet, rep: np.ndarray, drop_empty: np.ndarray | None 
         (cs.store_dst, cs.store_src, True, False, True, True, _NO_OFFSET),
         (cs.gep_dst, cs.gep_src, True, False, False, True, cs.gep_offset),
         (cs.hcd_ptr, cs.hcd_target, True, False, False, False, _NO_OFFSET),
-        (cs.walk_dst, cs.walk_src, True, False, False, True, cs.walk_offset)]
+        (cs.walk_dst, cs.walk_src, True, False, False, True, cs.walk_offset),
+        (cs.call_dst, cs.call_src, True, False, False, True, cs.call_offset)]
 
     def kind(job):
         dst, src, map_src, drop_self, empty_dst, empty_src, off = job
@@ -210,8 +211,9 @@ def apply_rep(cs: ConstraintSet, rep: np.ndarray, drop_empty: np.ndarray | None 
         out[order[-1]] = kind(jobs[order[-1]])
         for i, future in futures.items():
             out[i] = future.result()
-    (ad, as_, _), (cd, csrc, _), (ld, ls, _), (sd, ss, _), (gd, gs, go), (hp, ht, _), (wd, ws, wo) = out
+    (ad, as_, _), (cd, csrc, _), (ld, ls, _), (sd, ss, _), (gd, gs, go), (hp, ht, _), (wd, ws, wo), (kd, ks, ko) = out
     return _derived(cs, addr_dst=ad, addr_src=as_, copy_dst=cd, copy_src=csrc, load_dst=ld, load_src=ls,
                       store_dst=sd, store_src=ss, gep_dst=gd, gep_src=gs, gep_offset=go,
                       hcd_ptr=hp, hcd_target=ht, walk_dst=wd, walk_src=ws, walk_offset=wo,
+                      call_dst=kd, call_src=ks, call_offset=ko,
                       offline_rep=None if reps == n else r)

@@ -9,13 +9,13 @@ writes them to a file the helper reads (one per version of the table).
 
 The columnar form (little-endian, native sizes)::
 
-    b"ANDX1\\n"
-    int64[10]  n_nodes, n_addr, n_copy, n_load, n_store, n_gep, len(names), len(locations), len(stats),
-               int_to_pointer (-1: none)
+    b"ANDX2\\n"
+    int64[11]  n_nodes, n_addr, n_copy, n_load, n_store, n_gep, len(names), len(locations), len(stats),
+               int_to_pointer (-1: none), n_call
     int32[n]   obj_size (-1: a field-insensitive object, of size 1)
     int32[n]   location index per node (into the location table)
     int32[..]  addr_dst, addr_src, copy_dst, copy_src, load_dst, load_src,
-               store_dst, store_src, gep_dst, gep_src, gep_offset
+               store_dst, store_src, gep_dst, gep_src, gep_offset, call_dst, call_src, call_offset
     int8[n]    kind
     names      every node's name, each followed by NUL
     locations  the distinct locations, each followed by NUL ("" first)
@@ -48,7 +48,7 @@ from ..model import NodeKind
 from .access_sites import CALL_CLASSES, SITE_KINDS, AccessSites
 from .stats import AliasCheck, ExtractStats
 
-MAGIC = b"ANDX1\n"
+MAGIC = b"ANDX2\n"
 SITES_MAGIC = b"SITES\n"
 
 
@@ -124,12 +124,13 @@ def load(module: ExtractedModule, inputs=(), collapse_cycles: bool = True) -> tu
         When the payload is cut short or malformed (a helper that died mid-write).
     """
     data = module.payload
-    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 80:
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 88:
         raise InputError("read_bitcode --extract: malformed output")
-    head = np.frombuffer(data, np.int64, 10, len(MAGIC))
-    n, n_addr, n_copy, n_load, n_store, n_gep, names_len, locs_len, stats_len, i2p = (int(x) for x in head)
-    pos = len(MAGIC) + 80
-    counts = [n, n, n_addr, n_addr, n_copy, n_copy, n_load, n_load, n_store, n_store, n_gep, n_gep, n_gep]
+    head = np.frombuffer(data, np.int64, 11, len(MAGIC))
+    n, n_addr, n_copy, n_load, n_store, n_gep, names_len, locs_len, stats_len, i2p, n_call = (int(x) for x in head)
+    pos = len(MAGIC) + 88
+    counts = [n, n, n_addr, n_addr, n_copy, n_copy, n_load, n_load, n_store, n_store, n_gep, n_gep, n_gep,
+              n_call, n_call, n_call]
     expected = pos + 4 * sum(counts) + n + names_len + locs_len + stats_len
     if len(data) != expected and not data.startswith(SITES_MAGIC, expected):
         raise InputError(f"read_bitcode --extract: {len(data)} bytes, expected {expected}")
@@ -137,7 +138,7 @@ def load(module: ExtractedModule, inputs=(), collapse_cycles: bool = True) -> tu
     for c in counts:
         arrays.append(np.frombuffer(data, np.int32, c, pos))
         pos += 4 * c
-    size, loc, cols = arrays[0], arrays[1], arrays[2:]
+    size, loc, cols, calls = arrays[0], arrays[1], arrays[2:13], arrays[13:]
     kind = np.frombuffer(data, np.int8, n, pos)
     pos += n
     names = data[pos:pos + names_len].decode("utf-8").split("\0")[:-1]
@@ -148,7 +149,8 @@ def load(module: ExtractedModule, inputs=(), collapse_cycles: bool = True) -> tu
     locations = table[loc].tolist()
     fi = np.flatnonzero(size < 0)        # a field-insensitive object's size is written as -1
     cs = ConstraintSet(n, np.abs(size.astype(np.int64)), kind, *cols, int_to_pointer=i2p, names=names,
-                       locations=locations, field_insensitive=fi, collapse_cycles=collapse_cycles)
+                       locations=locations, field_insensitive=fi, collapse_cycles=collapse_cycles,
+                       call_dst=calls[0], call_src=calls[1], call_offset=calls[2], call_geps=True)
     stats = ExtractStats(inputs=list(inputs))
     if len(data) != expected:
         stats.access_sites = _sites(data, expected)

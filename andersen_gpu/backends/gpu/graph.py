@@ -9,7 +9,8 @@ every list is keyed by the node whose set the rule reads:
 list                  row              entries
 ====================  ===============  =====================================
 ``c_ptr, c_dst``      y                x for x = y (copy successors)
-``g_ptr, g_dst, g_off`` y              (x, o) for x = y + o, and (x, d | WALK) for x = y +w d
+``g_ptr, g_dst, g_off`` y              (x, o) for x = y + o, (x, d | WALK) for x = y +w d,
+                                       (x, k | CALL) for x = y +c k
 ``l_ptr, l_dst``      y                x for x = *y
 ``s_ptr, s_val``      x                y for *x = y (stores by pointer)
 ``v_ptr, v_ptr_of``   y                x for *x = y (stores by value)
@@ -33,6 +34,8 @@ from .sort import sort_keys
 
 #: The flag of a walk gep's offset in ``g_off`` (``WALK`` in kernels_cu/emit.cu).
 WALK = 0x80000000
+#: The flag of a call gep's offset in ``g_off`` (``CALL`` in kernels_cu/emit.cu).
+CALL = 0x40000000
 
 
 def _u32(a: np.ndarray) -> cupy.ndarray:
@@ -82,8 +85,9 @@ class DeviceGraph:
     n : int                   nodes
     i2p : int                 the int-to-pointer id (renumbered), or 0xFFFFFFFF
     rep : uint32[n]           representative of every node (a fixpoint)
-    size : uint32[n]          object sizes (the gep bound)
+    size : uint32[n]          the gep bound (``ConstraintSet.gep_bound``: object sizes, functions closed by call geps 1)
     walk_size : uint32[n]     the walk bound (``ConstraintSet.walk_size``; ``size`` when there is no walk)
+    call_size : uint32[n]     the call gep bound (``ConstraintSet.call_bound``; ``size`` when there is no call gep)
     fi : uint32[n] or None    1 at the field-insensitive objects (``ConstraintSet.field_insensitive_mask``),
                               None when there is none
     gep_pairs : int           contribution pairs a gep may push a round: 2 with ``fi``, else 1
@@ -91,7 +95,7 @@ class DeviceGraph:
     load_ptrs : uint32[q]     the representatives with a load successor
     perm, inverse             new id of every constraint-set node and its inverse (uint32[n]),
                               or None when the graph keeps the constraint set's ids
-    desc : uint64[16]         the ``Graph`` struct of kernels_cu/emit.cu
+    desc : uint64[17]         the ``Graph`` struct of kernels_cu/emit.cu
     """
 
     def __init__(self, cs: ConstraintSet, perm: np.ndarray | None = None):
@@ -104,10 +108,11 @@ class DeviceGraph:
         ids = self._ids
         i2p = cs.int_to_pointer
         self.i2p = 0xFFFFFFFF if i2p < 0 else (int(perm[i2p]) if self.perm is not None else int(i2p))
-        size = self._by_id(_u32(cs.obj_size)) if n else cupy.zeros(1, cupy.uint32)
+        size = self._by_id(_u32(cs.gep_bound())) if n else cupy.zeros(1, cupy.uint32)
         self.size = size
-        # read by walk geps only: without any, the gep bound stands in (no second upload)
+        # read by walk geps (call geps) only: without any, the gep bound stands in (no second upload)
         self.walk_size = self._by_id(_u32(cs.walk_size())) if n and len(cs.walk_dst) else size
+        self.call_size = self._by_id(_u32(cs.call_bound())) if n and len(cs.call_dst) else size
         self.fi = self._by_id(_u32(cs.field_insensitive_mask())) if n and len(cs.field_insensitive) else None
         self.gep_pairs = 1 if self.fi is None else 2   # pairs a gep may push (emit.cu: the fi part)
         # the constraint columns (renumbered ids): the lists are rebuilt from them when the
@@ -115,8 +120,10 @@ class DeviceGraph:
         self._copy = (ids(cs.copy_src), ids(cs.copy_dst))
         # walk geps share the gep lists, their offsets flagged with WALK (kernels_cu/emit.cu)
         walk_off = cs.walk_offset.astype(np.uint32) | np.uint32(WALK)
-        self._gep = (ids(np.concatenate((cs.gep_src, cs.walk_src))), ids(np.concatenate((cs.gep_dst, cs.walk_dst))),
-                     _u32(np.concatenate((cs.gep_offset.astype(np.uint32), walk_off))))
+        call_off = cs.call_offset.astype(np.uint32) | np.uint32(CALL)
+        self._gep = (ids(np.concatenate((cs.gep_src, cs.walk_src, cs.call_src))),
+                     ids(np.concatenate((cs.gep_dst, cs.walk_dst, cs.call_dst))),
+                     _u32(np.concatenate((cs.gep_offset.astype(np.uint32), walk_off, call_off))))
         self._load = (ids(cs.load_src), ids(cs.load_dst))
         self._store = (ids(cs.store_dst), ids(cs.store_src))
         self._addr = (ids(cs.addr_dst), ids(cs.addr_src))
@@ -137,7 +144,7 @@ class DeviceGraph:
         self.load_ptrs = cupy.flatnonzero(self.degree(self.l_ptr)).astype(cupy.uint32)
         self.desc = descriptor(self.c_ptr, self.c_dst, self.g_ptr, self.g_dst, self.g_off,
                                self.l_ptr, self.l_dst, self.s_ptr, self.s_val, self.v_ptr,
-                               self.v_ptr_of, self.rep, self.size, self.walk_size,
+                               self.v_ptr_of, self.rep, self.size, self.walk_size, self.call_size,
                                0 if self.fi is None else self.fi, self.i2p)
 
     def degree(self, ptr: cupy.ndarray) -> cupy.ndarray:

@@ -106,7 +106,8 @@ struct Unsupported {
 [[noreturn]] void unsupported(std::string why) { throw Unsupported{std::move(why)}; }
 
 enum Kind : int8_t { VALUE = 0, OBJECT = 1, FIELD = 2, FUNCTION = 3 };
-enum Col { ADDR_D, ADDR_S, COPY_D, COPY_S, LOAD_D, LOAD_S, STORE_D, STORE_S, GEP_D, GEP_S, GEP_O, NCOLS };
+enum Col { ADDR_D, ADDR_S, COPY_D, COPY_S, LOAD_D, LOAD_S, STORE_D, STORE_S, GEP_D, GEP_S, GEP_O, CALL_D, CALL_S, CALL_O,
+           NCOLS };
 
 // ------------------------------------------------------------------ models
 // One effect of an external's model (externals.py): its items as written there.
@@ -286,6 +287,11 @@ struct Builder {
   void store(int x, int y) { col[STORE_D].push_back(x), col[STORE_S].push_back(y); }
   void gep(int x, int y, long o) {
     col[GEP_D].push_back(x), col[GEP_S].push_back(y), col[GEP_O].push_back((int32_t)o);
+  }
+  // x = y +c o: slot o of every function y points to (a call's return or parameter cell); the
+  // one way into a function object, which a plain gep does not enter (ConstraintSet.call_geps)
+  void callGep(int x, int y, long o) {
+    col[CALL_D].push_back(x), col[CALL_S].push_back(y), col[CALL_O].push_back((int32_t)o);
   }
   int offset(int y, long o, const std::string &name) {
     if (o == 0)
@@ -1426,7 +1432,7 @@ void Extractor::intCallResult(const CallBase &I, int node) {
     int fp = isa<GlobalValue>(callee) ? globalNode(cast<GlobalValue>(callee)) : nodeOf(callee);
     if (fp >= 0) {
       int t = B.node(fn->name + ":%" + localName(&I) + ".icall.ret");
-      B.gep(t, fp, 1);
+      B.callGep(t, fp, 1);
       B.load(node, t);
     }
     return;
@@ -1483,7 +1489,7 @@ void Extractor::intArgsLater(const CallBase &I) {
         intInto(slot, s, name + ".intarg.any");
       } else if (fp >= 0) {
         int t = B.node(name + ".icall.intarg" + std::to_string(k));
-        B.gep(t, fp, 2 + (nfixed < 0 || (int)k < nfixed ? (int)k : nfixed));
+        B.callGep(t, fp, 2 + (nfixed < 0 || (int)k < nfixed ? (int)k : nfixed));
         int v = B.node(name + ".icall.intval" + std::to_string(k));
         intInto(v, s, name + ".intarg.any");
         B.store(t, v);
@@ -1651,12 +1657,12 @@ void Extractor::indirectCall(int fp, const std::vector<int> &args, int result, i
       continue;
     int slot = 2 + (nfixed < 0 || (int)k < nfixed ? (int)k : nfixed);
     int t = B.node(name + ".arg" + std::to_string(k));
-    B.gep(t, fp, slot);
+    B.callGep(t, fp, slot);
     B.store(t, args[k]);
   }
   if (result >= 0) {
     int t = B.node(name + ".ret");
-    B.gep(t, fp, 1);
+    B.callGep(t, fp, 1);
     B.load(result, t);
   }
 }
@@ -2755,11 +2761,11 @@ void Extractor::write(raw_ostream &out) {
   for (auto &c : checks)
     st << "alias_check\t" << c.kind << "\t" << c.a << "\t" << c.b << "\t" << c.loc << "\t" << c.fn << "\n";
   st.flush();
-  out << "ANDX1\n";
+  out << "ANDX2\n";
   std::vector<int64_t> header{B.n(), (int64_t)B.col[ADDR_D].size(), (int64_t)B.col[COPY_D].size(),
                               (int64_t)B.col[LOAD_D].size(), (int64_t)B.col[STORE_D].size(),
                               (int64_t)B.col[GEP_D].size(), (int64_t)B.names.size(), (int64_t)locs.size(),
-                              (int64_t)stats.size(), i2pObj};
+                              (int64_t)stats.size(), i2pObj, (int64_t)B.col[CALL_D].size()};
   put(out, header);
   std::vector<int32_t> size = B.size;  // a field-insensitive object's size is written as -1
   for (int32_t o : B.fi)
