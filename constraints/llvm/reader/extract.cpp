@@ -17,11 +17,13 @@
 //   rules cannot place (useLayout);
 // * a function @f is an object whose slots are @f itself, its return slot
 //   @f#ret, one slot per parameter @f#argK and, when variadic, @f#va (no
-//   memory: an offset applies from @f, never from a slot, so the smear of a
-//   pointer that may hold @f adds @f#ret alone); a direct
+//   memory: only a call gep enters @f, so neither a gep nor the smear of a
+//   pointer that may hold @f reaches its slots); a direct
 //   call copies actuals into the parameter slots (copied on to the formals)
-//   and the return slot back; an indirect call through fp is a gep to the slot
-//   then a store (arguments) or load (result), resolved while solving;
+//   and the return slot back; an indirect call through fp is a call gep to the
+//   slot (x = fp +c k, ConstraintSet.call_geps: the one way into a function,
+//   which a plain gep does not enter) then a store (arguments) or load
+//   (result), resolved while solving;
 // * getelementptr adds the flattened field offset of its struct indices;
 //   array indices (and the first, pointer-arithmetic index) keep the slot; a
 //   byte (i8) gep with a variable or non-zero offset may land on any later
