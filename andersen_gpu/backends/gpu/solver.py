@@ -87,7 +87,8 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
     pool = ElementPool(min_cap)
     n_loads = int(g.load_ptrs.size)
     store = SetStore(pool, capacity=2 * g.n_work, update_slots=4 * g.n_work,
-                     shift_slots=2 * int(cs.gep_dst.size + cs.walk_dst.size), image_slots=4 * n_loads)
+                     shift_slots=2 * int(cs.gep_dst.size + cs.walk_dst.size + cs.call_dst.size),
+                     image_slots=4 * n_loads)
     timer = Timer(opt.timing)
     rnd = Round(g, pool, store, timer, table_slots=4 * int(cs.store_dst.size))
     t_graph = time.perf_counter()
