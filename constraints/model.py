@@ -318,28 +318,8 @@ class ConstraintSet:
             bad = np.flatnonzero((col < 0) | (col >= n))
             if bad.size:
                 raise InputError(f"HCD entry {bad[0]}: node id {col[bad[0]]} outside [0, {n})")
-        m = len(self.walk_dst)
-        if len(self.walk_src) != m or len(self.walk_offset) != m:
-            raise InputError("walk_dst, walk_src and walk_offset differ in length")
-        for col_name in ("walk_dst", "walk_src"):
-            col = getattr(self, col_name)
-            bad = np.flatnonzero((col < 0) | (col >= n))
-            if bad.size:
-                raise InputError(f"walk constraint {bad[0]}: node id {col[bad[0]]} ({col_name}) outside [0, {n})")
-        bad = np.flatnonzero((self.walk_offset < 1) | (self.walk_offset >= max(n, 1)))
-        if bad.size:
-            raise InputError(f"walk constraint {bad[0]}: offset {self.walk_offset[bad[0]]} outside [1, {n})")
-        m = len(self.call_dst)
-        if len(self.call_src) != m or len(self.call_offset) != m:
-            raise InputError("call_dst, call_src and call_offset differ in length")
-        for col_name in ("call_dst", "call_src"):
-            col = getattr(self, col_name)
-            bad = np.flatnonzero((col < 0) | (col >= n))
-            if bad.size:
-                raise InputError(f"call gep {bad[0]}: node id {col[bad[0]]} ({col_name}) outside [0, {n})")
-        bad = np.flatnonzero((self.call_offset < 0) | (self.call_offset >= max(n, 1)))
-        if bad.size:
-            raise InputError(f"call gep {bad[0]}: offset {self.call_offset[bad[0]]} outside [0, {n})")
+        self._check_offset_columns("walk", "walk constraint", 1)
+        self._check_offset_columns("call", "call gep", 0)
         fi = self.field_insensitive
         if len(fi):
             bad = np.flatnonzero((fi < 0) | (fi >= n))
@@ -356,6 +336,21 @@ class ConstraintSet:
             v = getattr(self, attr)
             if v is not None and len(v) != n:
                 raise InputError(f"{attr} has {len(v)} entries, expected {n}")
+
+    def _check_offset_columns(self, prefix: str, what: str, least: int) -> None:
+        """The columns ``PREFIX_dst``, ``PREFIX_src`` (ids in ``[0, n)``) and ``PREFIX_offset`` (in
+        ``[least, n)``) of one kind of constraint, of one length."""
+        n = self.n_nodes
+        dst, src, off = (getattr(self, f"{prefix}_{c}") for c in ("dst", "src", "offset"))
+        if len(src) != len(dst) or len(off) != len(dst):
+            raise InputError(f"{prefix}_dst, {prefix}_src and {prefix}_offset differ in length")
+        for col_name, col in ((f"{prefix}_dst", dst), (f"{prefix}_src", src)):
+            bad = np.flatnonzero((col < 0) | (col >= n))
+            if bad.size:
+                raise InputError(f"{what} {bad[0]}: node id {col[bad[0]]} ({col_name}) outside [0, {n})")
+        bad = np.flatnonzero((off < least) | (off >= max(n, 1)))
+        if bad.size:
+            raise InputError(f"{what} {bad[0]}: offset {off[bad[0]]} outside [{least}, {n})")
 
     # -------------------------------------------------------------- accessors
     @staticmethod

@@ -119,3 +119,16 @@ def test_pickles_of_an_older_version_load() -> None:
     old = object.__new__(ConstraintSet)
     old.__setstate__(state)
     assert old == cs and old.walk_dst.size == 0
+
+
+def test_call_geps_are_validated_and_close_functions_to_geps():
+    kind = [0, 3, 2, 2, 1, 2]   # f = 1 (slots 2, 3), o = 4 (slot 5)
+    ok = ConstraintSet.from_lists(6, obj_size=[0, 3, 1, 1, 2, 1], kind=kind, call_dst=[0], call_src=[0],
+                                  call_offset=[2], call_geps=True)
+    assert ok.gep_bound().tolist() == [0, 1, 1, 1, 2, 1] and ok.call_bound().tolist() == [0, 3, 0, 0, 0, 0]
+    assert ok.walk_size().tolist()[1] == 1 and ok.n_constraints == 1
+    assert ok.replace(call_geps=False).gep_bound().tolist() == [0, 3, 1, 1, 2, 1]
+    for bad, message in ((dict(call_dst=[6]), "call gep 0: node id 6"), (dict(call_offset=[6]), "offset 6"),
+                         (dict(call_src=[0, 1]), "differ in length")):
+        with pytest.raises(InputError, match=message):
+            ok.replace(**bad)
