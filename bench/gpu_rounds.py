@@ -101,10 +101,16 @@ def main(argv=None) -> int:
         return 2
     rounds = _Rounds(args.max_s, start)
     rounds.line(json.dumps(dict(input=args.input, nodes=cs.n_nodes)))
+    options = dict(online_cycles=not args.no_online_cycles, walk_geps=not args.no_walk_geps)
+    if cs.collapse_cycles:   # the object-level solve first, its rounds not streamed: one line
+        from andersen_gpu.preprocess.objects import collapse_reached
+        t = time.perf_counter()
+        cs, objects = collapse_reached(cs, lambda coarse: andersen_gpu.solve(coarse, backend="gpu", **options))
+        rounds.line(json.dumps(dict(objects_ms=round((time.perf_counter() - t) * 1e3, 1),
+                                    collapse_cycles=objects.note())))
     solver.log.addHandler(rounds)
     solver.log.setLevel(logging.DEBUG)
-    sol = andersen_gpu.solve(cs, backend="gpu", trace=True, timing=args.timing,
-                         online_cycles=not args.no_online_cycles, walk_geps=not args.no_walk_geps)
+    sol = andersen_gpu.solve(cs, backend="gpu", trace=True, timing=args.timing, **options)
     st = sol.stats
     notes = {k: v for k, v in st.notes.items() if k != "trace"}
     rounds.line(json.dumps(dict(solve_ms=round(st.solve_ms, 1), rounds=st.iterations,
