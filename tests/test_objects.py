@@ -67,6 +67,16 @@ def test_object_level_skips_functions_and_numbers_pointees_first():
     assert sol.points_to(4).tolist() == [0, 2]        # 0 = x + 1: o (field-insensitive) and f#ret
 
 
+def test_object_level_offsets_fit_the_smaller_set():
+    # o = 0 (slots 1, 2) is merged: 3 nodes are left, and offsets of 3 are clamped to the largest span
+    cs = ConstraintSet.from_lists(4, obj_size={0: 3, 1: 2, 2: 1}, addr=[(3, 0)], gep=[(3, 3, 3)],
+                                  call_dst=[3], call_src=[3], call_offset=[3])
+    coarse, new = object_level(cs)
+    assert coarse.n_nodes == 3 and coarse.gep_offset.tolist() == [1] and coarse.call_offset.tolist() == [1]
+    sol = andersen_gpu.solve(coarse, backend="reference")
+    assert sol.points_to(int(new[3])).tolist() == [0]   # 3 = &o; o + 3 keeps o (field-insensitive)
+
+
 def test_object_level_keeps_ids_under_merges():
     cs = ConstraintSet.from_lists(4, obj_size={1: 2, 2: 1}, offline_rep=[0, 1, 2, 0])
     coarse, new = object_level(cs)

@@ -167,8 +167,9 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
     new[order] = np.arange(len(order))
     new = new[into]                      # a merged slot is its object
     m = lambda col: new[col]             # noqa: E731
-    # an offset past every span applies to no object but a field-insensitive one, as the largest
-    # span's size does: offsets stay below the (smaller) node count, one padding value after the rest
+    # an offset past every span applies to no object but a field-insensitive one (a call gep's to
+    # none), as the largest span's size does: offsets stay below the (smaller) node count, one
+    # padding value after the rest
     top = max(1, int(size.max(initial=0)))
     clamp = lambda off: np.minimum(off, top)   # noqa: E731
     fi = np.union1d(cs.field_insensitive, objs)
@@ -179,7 +180,7 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
         int_to_pointer=int(new[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1,
         hcd_ptr=m(cs.hcd_ptr), hcd_target=m(cs.hcd_target), walk_dst=m(cs.walk_dst), walk_src=m(cs.walk_src),
         walk_offset=clamp(cs.walk_offset), call_dst=m(cs.call_dst), call_src=m(cs.call_src),
-        call_offset=cs.call_offset, call_geps=cs.call_geps, field_insensitive=np.unique(new[fi]))
+        call_offset=clamp(cs.call_offset), call_geps=cs.call_geps, field_insensitive=np.unique(new[fi]))
     return coarse, new
 
 
