@@ -243,9 +243,8 @@ def _collapse_objects(cs, backends, base: dict):
 
     out, ms = None, {}
     for b in [x for x in backends if x != "reference"] or list(backends):
-        opts = {} if b == "reference" else {"preprocess": True}
         t = time.perf_counter()
-        got, stats = collapse_reached(cs, lambda coarse: solve(coarse, backend=b, **opts))
+        got, stats = collapse_reached(cs, lambda coarse: solve(coarse, backend=b))
         ms[b] = (time.perf_counter() - t) * 1e3
         if len(ms) > 1 and got != out:
             raise RuntimeError(f"backend {b} collapsed other objects than the first backend")

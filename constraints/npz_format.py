@@ -39,7 +39,7 @@ from .model import ConstraintSet
 
 FORMAT_TAG = "andersen-gpu-constraints-1"
 FORMAT_TAG_FI = "andersen-gpu-constraints-2"   # with field-insensitive objects
-FORMAT_TAG_CC = "andersen-gpu-constraints-3"   # with collapse_cycles
+FORMAT_TAG_CC = "andersen-gpu-constraints-3"   # with collapse_cycles, call_geps or call geps
 SUFFIX = ".npz"
 _STRING_FIELDS = ("names", "locations")
 _SCALAR_FIELDS = ("n_nodes", "int_to_pointer")

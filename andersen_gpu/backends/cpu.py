@@ -35,9 +35,9 @@ from ..solution import Solution, SolveStats
 from . import _cpu_core, _cpu_sets, _cpu_wave
 
 #: ``order=None`` renumbers (the pointee order) when the address-taken nodes hold fewer than this
-#: many ids per 64-id word on average: the sparse bit-sets spend a word on each 64 ids. The paper's
-#: inputs hold 10 to 45 (the order slows mplayer and php by a quarter there); the corpus programs
-#: with collapsed objects 2.8 to 4.3, and 17 to 32 once renumbered (python3.11 163 s to 24 s).
+#: many ids per 64-id word on average: the sparse bit-sets spend a word on each 64 ids. Where they
+#: are denser the order does not pay (what was measured: commit 179849c's message,
+#: bench/results/here-95e3adf/FINDINGS.md).
 SPARSE_BITS_PER_WORD = 8.0
 #: Parallel regions hand out this many iterations at a time (dynamic scheduling:
 #: a few nodes with huge sets must not stall one thread's static share).
