@@ -10,6 +10,7 @@
 # rows you want into bench/results/ and run `python -m bench report` and `python -m bench readme`.
 #
 # What runs, in this order (seconds from the start; the cpu work overlaps the GPU work):
+#   - `python3 -m andersen_gpu warmup --backend gpu`: every GPU kernel compiled into CuPy's cache;
 #   - the numba cache of the cpu backend is filled once (about 70 s, one core), then the cpu
 #     backend solves every corpus program, CPU_JOBS at once, each for at most CPU_TIMEOUT_S;
 #   - the GPU tests (every test marked gpu, tests/test_rules.py's included; the alias and CUDA
@@ -53,6 +54,11 @@ el() { pack; echo "[$(( $(date +%s) - S )) s] $*"; }   # packed before every ste
 trap pack EXIT
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$RES/device.txt"
+# every GPU kernel first, into CuPy's cache (empty on a fresh device machine): no step after it pays
+# for a compile, and the log says what a user's first solve on a new machine costs
+el "gpu kernels: andersen_gpu warmup --backend gpu"
+{ time timeout 300 python3 -m andersen_gpu warmup --backend gpu; } > "$RES/gpu/warmup.txt" 2>&1
+tail -4 "$RES/gpu/warmup.txt"
 cpu_corpus() {
     timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
         --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu"

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import andersen_gpu
@@ -142,3 +144,200 @@ def test_after_the_warmup_command_the_first_solve_does_not_compile(tmp_path: Pat
                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
     assert res.returncode == 0, res.stderr
     assert "compiled the cpu solver" not in res.stderr, res.stderr  # (loading it may be announced)
+
+
+# -- the GPU backend's kernels (CuPy compiles them on first use) --------------------------------
+
+def test_the_gpu_sample_set_has_every_feature() -> None:
+    from andersen_gpu import warmup
+    from constraints.model import NodeKind
+
+    cs = warmup.gpu_sample_set()
+    assert all(cs.count(k) > 100 for k in ("addr", "copy", "load", "store", "gep"))
+    assert len(cs.walk_dst) and len(cs.call_dst) and cs.call_geps and len(cs.hcd_ptr)
+    assert len(cs.field_insensitive) and cs.int_to_pointer == 0
+    assert (cs.kind == NodeKind.FUNCTION).any() and (cs.kind == NodeKind.FIELD).any()
+    again = warmup.gpu_sample_set()
+    assert all(np.array_equal(getattr(cs, k), getattr(again, k))
+               for k in ("addr_dst", "addr_src", "load_src", "gep_offset", "call_offset", "obj_size"))
+
+
+def _gpu_lines_run(fn) -> set[tuple[str, int]]:
+    """(file name, line) of the GPU backend's modules that ``fn()`` runs."""
+    from andersen_gpu.backends import gpu
+
+    folder = str(Path(gpu.__file__).resolve().parent)
+    hits: set[tuple[str, int]] = set()
+
+    def local(frame, event, arg):
+        if event == "line":
+            hits.add((Path(frame.f_code.co_filename).name, frame.f_lineno))
+        return local
+
+    def calls(frame, event, arg):
+        return local if frame.f_code.co_filename.startswith(folder) else None
+
+    sys.settrace(calls)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+    return hits
+
+
+def _functions_not_run(hits: set[tuple[str, int]]) -> set[tuple[str, str]]:
+    """(file name, function) of the GPU backend's modules none of whose body's lines is in ``hits``
+    (the ``def`` line runs when the module is imported)."""
+    import ast
+
+    from andersen_gpu.backends import gpu
+
+    out = set()
+    for path in sorted(Path(gpu.__file__).resolve().parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and not any(
+                    (path.name, line) in hits for line in range(node.body[0].lineno, node.end_lineno + 1)):
+                out.add((path.name, node.name))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the emulated kernels")
+def test_the_gpu_warm_up_runs_every_line_that_solves_run() -> None:
+    # On the SIMT emulator: every line of the GPU backend's modules that solving some inputs runs
+    # (each CuPy operation on such a line is a kernel CuPy compiles on first use), the warm-up
+    # runs; and every function of those modules but the public wrapper and the options' check.
+    # The corpus dumps, where present (not in CI), bring the cycle passes of real programs.
+    from andersen_gpu.backends import cpu
+    from andersen_gpu.preprocess.objects import collapse_reached
+    from tests.emu import emulated
+
+    with emulated():
+        from andersen_gpu import warmup
+        from andersen_gpu.backends.gpu import GpuOptions
+        from andersen_gpu.backends.gpu.solver import solve_gpu
+
+        warm = _gpu_lines_run(warmup.warm_gpu_kernels)
+        inputs = [io.load(EXAMPLE), warmup.sample_set(), warmup.gpu_sample_set(values=400, seed=1)]
+        for p in (ROOT / ".corpus-dumps" / f"{name}.npz" for name in ("gzip", "bash")):
+            if p.is_file():   # their objects collapsed as andersen_gpu.solve does (on the cpu backend here)
+                inputs.append(collapse_reached(io.load(p), cpu.solve)[0])
+        solved: set[tuple[str, int]] = set()
+        for i, cs in enumerate(inputs):
+            solved |= _gpu_lines_run(lambda: solve_gpu(cs, GpuOptions()))
+            if i < 3:
+                solved |= _gpu_lines_run(lambda: solve_gpu(cs, GpuOptions(preprocess=False, pointee_order=False)))
+        missing = sorted(solved - warm)
+        assert not missing, f"lines the solves ran and the warm-up did not: {missing}"
+        not_run = _functions_not_run(warm) - set(NOT_RUN_BY_THE_WARM_UP)
+        assert not not_run, f"functions of the GPU backend the warm-up never runs: {sorted(not_run)}"
+
+
+#: Functions of the GPU backend the warm-up may leave out, and why none of them compiles a kernel.
+NOT_RUN_BY_THE_WARM_UP = {
+    ("__init__.py", "solve"): "the public wrapper: applies the options and calls solve_gpu, which it runs",
+    ("options.py", "with_overrides"): "the options' check, on the host",
+    ("pool.py", "release"): "a staged compaction (both pools do not fit the device): frees the pool",
+    ("rounds.py", "release_buffers"): "a staged compaction: frees a round's buffers",
+    ("sets.py", "no_room"): "the error message of a compaction that cannot fit",
+    ("sets.py", "grow"): "the set table's growth: slice copies of uint32 and uint64 arrays, as the rounds' buffers' growth and the sort make",
+    ("sets.py", "nbytes"): "host arithmetic for the stats",
+    ("sets.py", "slots"): "a cache's size, on the host",
+    ("solver.py", "_pointee_order"): "runs in the order thread (not traced here): numba, the host side's warm-up",
+    ("timing.py", "_event"): "CUDA events, with timing=True: no kernel",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the emulated kernels")
+def test_the_gpu_sample_set_solves_alike_on_the_emulated_gpu() -> None:
+    # the warm-up's solves are real ones: with its options, the gpu backend equals the cpu backend
+    from andersen_gpu.backends import cpu
+    from tests.emu import emulated
+
+    with emulated():
+        from andersen_gpu import warmup
+        from andersen_gpu.backends.gpu import GpuOptions
+        from andersen_gpu.backends.gpu.cycles import CyclePolicy
+        from andersen_gpu.backends.gpu.solver import solve_gpu
+
+        cs = warmup.gpu_sample_set(values=1500)
+        sol = solve_gpu(cs, GpuOptions(capacity=1), CyclePolicy(first_round=1, min_rounds_ms=0.0))
+        assert sol.stats.notes["cycle_passes"] >= 1 and sol.stats.notes["compactions"] >= 1
+        assert sol == cpu.solve(cs)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the emulated kernels")
+def test_the_gpu_warm_up_runs_once_per_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the stamp in CuPy's cache folder: absent, the warm-up runs and leaves it; present, nothing runs
+    from tests.emu import emulated
+
+    with emulated():
+        import importlib
+
+        from andersen_gpu import warmup
+        solve_module = importlib.import_module("andersen_gpu.solve")
+
+        stamp = warmup.gpu_stamp()
+        assert stamp.parent == Path(sys.modules["cupy"].cuda.compiler.get_cache_dir())
+        assert stamp.name.startswith("andersen-gpu-kernels-") and stamp == warmup.gpu_stamp()
+        monkeypatch.setattr(warmup, "gpu_stamp", lambda: tmp_path / "cache" / stamp.name)
+        runs, lines = [], []
+        monkeypatch.setattr(warmup, "warm_gpu_kernels", lambda: runs.append(1))
+        assert warmup._warm_gpu_once(lines.append) and runs == [1]
+        assert (tmp_path / "cache" / stamp.name).is_file()
+        assert lines and lines[0].startswith("compiling the GPU kernels: CuPy compiles them on first use")
+        assert not warmup._warm_gpu_once(lines.append) and runs == [1]
+        monkeypatch.setattr(solve_module, "gpu_available", lambda: (False, "no CUDA device"))
+        (tmp_path / "cache" / stamp.name).unlink()
+        assert not warmup._warm_gpu_once(lines.append) and runs == [1]   # no device: nothing to warm
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ builds the emulated kernels")
+def test_the_gpu_stamp_changes_with_the_kernels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernels_cu
+    from tests.emu import emulated
+
+    with emulated():
+        from andersen_gpu import warmup
+
+        assert warmup.gpu_stamp() == warmup.gpu_stamp()
+        copy = tmp_path / "kernels_cu"
+        shutil.copytree(kernels_cu.DIRECTORY, copy)
+        monkeypatch.setattr(kernels_cu, "DIRECTORY", copy)
+        before = warmup.gpu_stamp()   # (the include folder is a compile option: it changed too)
+        (copy / "emit.cu").write_text((copy / "emit.cu").read_text() + "\n// changed\n")
+        assert warmup.gpu_stamp() != before
+
+
+@pytest.mark.gpu
+def test_after_the_gpu_warm_up_a_solve_compiles_no_kernel(tmp_path: Path) -> None:
+    # on a device: `warmup --backend gpu` into an empty CuPy cache, then solves in another process
+    # add no file to that cache (CuPy writes one per kernel it compiles)
+    from tests.emu import requested
+
+    if requested():
+        pytest.skip("the emulator has no CuPy kernel cache")
+    cache = tmp_path / "cupy"
+    env = dict(os.environ, CUPY_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    warm = subprocess.run([sys.executable, "-m", "andersen_gpu", "warmup", "--backend", "gpu"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    assert warm.returncode == 0, warm.stderr
+    assert re.fullmatch(r"the gpu backend \(host side and kernels\): compiled in \d+\.\d s", warm.stdout.strip()), warm.stdout
+    assert "compiling the GPU kernels" in warm.stderr, warm.stderr
+    before = {p.name for p in cache.rglob("*")}
+    script = ("import sys, andersen_gpu\nfrom pathlib import Path\nfrom andersen_gpu import warmup\n"
+              "from constraints import io\n"
+              "sets = [io.load(sys.argv[1]), warmup.sample_set(), warmup.gpu_sample_set(values=20000, seed=3)]\n"
+              "sets += [io.load(p) for p in sys.argv[2:] if Path(p).is_file()]\n"
+              "for cs in sets:\n"
+              "    andersen_gpu.solve(cs, backend='gpu')\n")
+    dumps = [str(ROOT / ".corpus-dumps" / f"{p}.npz") for p in ("bash", "sqlite3")]
+    res = subprocess.run([sys.executable, "-c", script, str(EXAMPLE), *dumps], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=900)
+    assert res.returncode == 0, res.stderr
+    assert "compiling the GPU kernels" not in res.stderr, res.stderr
+    assert {p.name for p in cache.rglob("*")} == before
+    again = subprocess.run([sys.executable, "-m", "andersen_gpu", "warmup", "--backend", "gpu"],
+                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    assert again.returncode == 0 and "loaded from the cache" in again.stdout, again.stdout + again.stderr

@@ -54,8 +54,14 @@ TRIM_MIN_DROP = 0.05
 
 @dataclass
 class CyclePolicy:
-    """When to run a pass: by the wall milliseconds of the rounds since the last one."""
+    """When to run a pass: by the wall milliseconds of the rounds since the last one.
 
+    ``first_round`` and ``min_rounds_ms`` are :data:`FIRST_ROUND` and :data:`MIN_ROUNDS_MS`
+    unless given (the warm-up, :func:`andersen_gpu.warmup.warm_gpu_kernels`, asks for a pass
+    after every round)."""
+
+    first_round: int = field(default_factory=lambda: FIRST_ROUND)
+    min_rounds_ms: float = field(default_factory=lambda: MIN_ROUNDS_MS)
     since_ms: float = 0.0    # rounds' milliseconds since the last pass
     last_ms: float = 0.0     # the last pass's milliseconds
     ratio: float = field(default_factory=lambda: RATIO)
@@ -69,7 +75,7 @@ class CyclePolicy:
     def due(self, iteration: int, round_ms: float) -> bool:
         """Count a round's milliseconds; True when a pass should follow round ``iteration``."""
         self.since_ms += round_ms
-        return iteration >= FIRST_ROUND and self.since_ms >= max(MIN_ROUNDS_MS, self.ratio * self.last_ms)
+        return iteration >= self.first_round and self.since_ms >= max(self.min_rounds_ms, self.ratio * self.last_ms)
 
     def affordable(self, edges: int) -> bool:
         """Whether a due pass whose graph would have ``edges`` edges should run now: its graph,

@@ -56,8 +56,9 @@ def _initial_capacity(cs: ConstraintSet) -> int:
     return int(max(1 << 18, 2 * cs.n_constraints + cs.n_nodes // 4))
 
 
-def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
-    """Least solution of ``cs`` on the GPU (see :func:`andersen_gpu.backends.gpu.solve`)."""
+def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | None = None) -> Solution:
+    """Least solution of ``cs`` on the GPU (see :func:`andersen_gpu.backends.gpu.solve`);
+    ``policy`` says when the online cycle passes run (default ``cycles.CyclePolicy()``)."""
     t0 = time.perf_counter()
     notes: dict[str, object] = {}
     original = cs
@@ -122,7 +123,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions) -> Solution:
     need = 0
     room_made: dict[str, int] = {}
     trace: list[dict] = []
-    policy = cycles.CyclePolicy()
+    policy = policy or cycles.CyclePolicy()
     while counts.nchg:
         if opt.max_iterations is not None and iterations >= opt.max_iterations:
             raise RuntimeError(f"gpu solver did not converge in {opt.max_iterations} rounds")

@@ -66,6 +66,10 @@ class RawModule:
             raise CompileException(str(exc), code, "simt", self.options) from None
         self._functions: dict[str, Function] = {}
 
+    def compile(self, log_stream=None) -> None:
+        """CuPy compiles here (else on the first ``get_function``); the emulator built the
+        module in the constructor."""
+
     def get_function(self, name: str) -> Function:
         """The kernel ``name`` (a name expression's own text for a template kernel)."""
         fn = self._functions.get(name)

@@ -10,3 +10,10 @@ class CompileException(Exception):
 
     def get_message(self) -> str:
         return self._msg
+
+
+def get_cache_dir() -> str:
+    """CuPy's kernel cache folder; the emulator's is where it keeps the built libraries."""
+    from tests.emu import simt
+
+    return str(simt.cache_dir())
