@@ -453,6 +453,32 @@ sched_setscheduler sem_clockwait sem_destroy sem_init sem_post sem_trywait sem_w
 sigtimedwait sigwait sigwaitinfo waitid wcsftime wmemcmp
 """, NONE)
 
+# -- seen unmodelled in tmux and nginx (programs outside the corpus: bench/corpus/recipes) --
+# libevent: a line the buffer hands out is the caller's to free; the buffers a bufferevent owns, and
+# the contiguous bytes pullup exposes, are library memory; the log callback gets a library message
+_add("evbuffer_readline evbuffer_readln", ALLOC)
+_add("bufferevent_get_input bufferevent_get_output bufferevent_get_base event_get_base", STATIC)
+_add("evbuffer_pullup event_get_method event_get_version event_base_get_method", STATIC_TEXT)
+MODELS["event_set_log_callback"] = (("call", 0, ("int", "static")),)
+_add("""
+evbuffer_read evbuffer_write evbuffer_write_atmost evbuffer_remove evbuffer_copyout evbuffer_add_reference
+evbuffer_expand evbuffer_prepend evbuffer_search bufferevent_read bufferevent_get_enabled event_get_fd
+event_priority_set event_base_priority_init event_get_events event_base_loopcontinue event_del_noblock
+""", NONE)
+# terminfo (ncurses): strings of the loaded entry, and tparm's expansion in a static buffer
+_add("tparm tiparm tigetstr", STATIC_TEXT)
+MODELS["set_curterm"] = STATIC
+_add("setupterm del_curterm tigetflag tigetnum putp tcsetattr cfmakeraw", NONE)
+# the next control message: inside the control buffer the current one points into (or null)
+MODELS["__cmsg_nxthdr"] = (("ret_into", 1),)
+# base64 of resolv (bytes in, bytes out), BSD's err/warn family (messages), sockets' messages (bytes
+# into the buffers of the msghdr's iovec and control array, like readv)
+_add("""
+__b64_ntop __b64_pton b64_ntop b64_pton err errx verr verrx warn warnx vwarn vwarnx error error_at_line
+recvmsg sendmsg recvmmsg sendmmsg
+""", NONE)
+_add("strerrordesc_np strerrorname_np sigdescr_np sigabbrev_np", STATIC_TEXT)
+
 # -- CUDA (constraints/llvm/cuda.py links host and device into one module) --
 # host: the runtime API. Allocations write a fresh object of the call site into *arg;
 # stream, event and array handles are opaque objects made the same way
