@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -78,6 +80,20 @@ def test_order_of_a_collapsed_set(cs):
     out, _ = collapse(cs)
     perm = check_order(out)
     assert in_original_ids(reference.solve(renumber(out, perm)), perm) == reference.solve(cs)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=40, max_constraints=80, with_calls=True, with_walks=True))
+def test_walks_and_call_geps_order_as_geps(cs):
+    # the order reads x = y + o whatever the rule (offsets apart): a set whose walks and call geps
+    # are written as plain geps has the same order (a call gep's result, a pointer to a function's
+    # parameter or return cell, carries what flows through that cell)
+    as_geps = dataclasses.replace(
+        cs, gep_dst=np.concatenate([cs.gep_dst, cs.walk_dst, cs.call_dst]),
+        gep_src=np.concatenate([cs.gep_src, cs.walk_src, cs.call_src]),
+        gep_offset=np.concatenate([cs.gep_offset, cs.walk_offset, cs.call_offset]),
+        walk_dst=[], walk_src=[], walk_offset=[], call_dst=[], call_src=[], call_offset=[], call_geps=False)
+    assert np.array_equal(pointee_order(cs).perm, pointee_order(as_geps).perm)
 
 
 def test_hub_spans_come_first():

@@ -23,7 +23,7 @@ The order, computed in compiled passes over the int32 columns:
    contents) share one class too. The *hub* is the class holding the most address-taken
    spans.
 3. **Directed flow to the hub.** A graph over the nodes and one content node per class:
-   ``y -> x`` for ``x = y`` and ``x = y + o``; ``content(pts(y)) -> x`` for ``x = *y``;
+   ``y -> x`` for ``x = y`` and ``x = y + o`` (a gep, walk or call gep); ``content(pts(y)) -> x`` for ``x = *y``;
    ``y -> content(pts(x))`` for ``*x = y``; every node of an address-taken span to and
    from its class's content. Unification only merges what inclusion would keep apart, so
    these edges over-approximate where a pointee can flow; a span whose address is taken
@@ -387,9 +387,15 @@ def pointee_order(cs: ConstraintSet) -> PointeeOrder:
     t0 = time.perf_counter()
     if cs.n_nodes == 0:
         return PointeeOrder(np.zeros(0, np.int32), 0, 0, 0.0)
+    # walks and call geps are geps to the order (x = y + o, offsets ignored): without the call
+    # geps, what flows through the functions' cells (parameters, returns) would reach no class
+    gep_dst = np.concatenate([cs.gep_dst, cs.walk_dst, cs.call_dst]).astype(np.int32, copy=False)
+    gep_src = np.concatenate([cs.gep_src, cs.walk_src, cs.call_src]).astype(np.int32, copy=False)
+    for col in (gep_dst, gep_src):
+        col.setflags(write=False)   # as the set's own columns: one compiled signature
     perm, n_hub, n_addr = _order(np.ascontiguousarray(cs.obj_size, np.int32), cs.int_to_pointer,
-                                 cs.addr_dst, cs.addr_src, cs.copy_dst, cs.copy_src, cs.gep_dst,
-                                 cs.gep_src, cs.load_dst, cs.load_src, cs.store_dst, cs.store_src)
+                                 cs.addr_dst, cs.addr_src, cs.copy_dst, cs.copy_src, gep_dst,
+                                 gep_src, cs.load_dst, cs.load_src, cs.store_dst, cs.store_src)
     return PointeeOrder(perm, int(n_hub), int(n_addr), (time.perf_counter() - t0) * 1e3)
 
 
