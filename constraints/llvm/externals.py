@@ -453,7 +453,7 @@ sched_setscheduler sem_clockwait sem_destroy sem_init sem_post sem_trywait sem_w
 sigtimedwait sigwait sigwaitinfo waitid wcsftime wmemcmp
 """, NONE)
 
-# -- seen unmodelled in tmux and nginx (programs outside the corpus: bench/corpus/recipes) --
+# -- seen unmodelled in tmux, nginx, memcached and rsync (outside the corpus: bench/corpus/recipes) --
 # libevent: a line the buffer hands out is the caller's to free; the buffers a bufferevent owns, and
 # the contiguous bytes pullup exposes, are library memory; the log callback gets a library message
 _add("evbuffer_readline evbuffer_readln", ALLOC)
@@ -478,6 +478,13 @@ __b64_ntop __b64_pton b64_ntop b64_pton err errx verr verrx warn warnx vwarn vwa
 recvmsg sendmsg recvmmsg sendmmsg
 """, NONE)
 _add("strerrordesc_np strerrorname_np sigdescr_np sigabbrev_np", STATIC_TEXT)
+# ... and in memcached and rsync: libevent's configuration objects; getsubopt advances *optionp
+# inside the option string and points *valuep into it; syslog keeps the ident for later messages
+_add("event_config_new", ALLOC)
+_add("event_base_set event_config_free event_config_set_flag event_config_avoid_method", NONE)
+MODELS["getsubopt"] = (("store_into", 0, "*0"), ("store_into", 2, "*0"))
+_add("pthread_setname_np pthread_getname_np innetgr lchmod lutimes mallinfo mallinfo2 openlog syslog vsyslog "
+     "closelog setlogmask llvm.x86.sse3.ldu.dq", NONE)
 
 # -- CUDA (constraints/llvm/cuda.py links host and device into one module) --
 # host: the runtime API. Allocations write a fresh object of the call site into *arg;
