@@ -486,6 +486,89 @@ MODELS["getsubopt"] = (("store_into", 0, "*0"), ("store_into", 2, "*0"))
 _add("pthread_setname_np pthread_getname_np innetgr lchmod lutimes mallinfo mallinfo2 openlog syslog vsyslog "
      "closelog setlogmask llvm.x86.sse3.ldu.dq", NONE)
 
+# -- libstdc++ (seen unmodelled in ninja-build, a C++ program): the members of std::string that the
+# library instantiates itself (basic_string<char> is an extern template), the red-black tree's
+# node helpers of std::map and std::set, iostreams. A string's first slot (_M_p) points to its
+# characters: into the string itself (the short-string buffer) or to a block the library allocates.
+_STR = "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE"    # std::string::
+_CSTR = "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE"  # std::string:: ... const
+# may give the string a buffer of its own (a fresh block, or its short buffer), and return *this
+_STR_WRITE = (("alloc_into", 0), ("store_into", 0, 0), ("ret_arg", 0))
+# takes the other string's buffer (moves, swaps): both sides may hold either's
+_STR_MOVE = (("copy", 0, 1), ("copy", 1, 0), ("store_into", 0, 0), ("store_into", 1, 1), ("ret_arg", 0))
+_add(" ".join(_STR + m for m in (
+    "C1Ev C2Ev C1EPKcRKS3_ C2EPKcRKS3_ C1ERKS4_ C2ERKS4_ C1EPKcmRKS3_ C2EPKcmRKS3_ C1ERKS3_ C2ERKS3_ "
+    "C1EmcRKS3_ C2EmcRKS3_ C1ERKS4_mm C2ERKS4_mm C1ERKS4_mmRKS3_ C2ERKS4_mmRKS3_ "
+    "aSEPKc aSERKS4_ aSEc pLEPKc pLERKS4_ pLEc 6appendERKS4_ 6appendEPKc 6appendEPKcm 6appendEmc "
+    "6appendERKS4_mm 6assignEPKc 6assignEPKcm 6assignERKS4_ 6assignEmc 6resizeEm 6resizeEmc 7reserveEm "
+    "7reserveEv 9push_backEc 5clearEv 5eraseEmm 6insertEmPKc 6insertEmRKS4_ 6insertEmmc 6insertEmPKcm "
+    "7replaceEmmRKS4_ 7replaceEmmPKc 7replaceEmmPKcm 7replaceEmmmc "
+    "7replaceEN9__gnu_cxx17__normal_iteratorIPKcS4_EES9_S9_S9_ 10_M_replaceEmmPKcm 9_M_mutateEmmPKcm "
+    "14_M_replace_auxEmmmc 9_M_appendEPKcm 9_M_assignERKS4_ 12_M_constructEmc 8pop_backEv").split()), _STR_WRITE)
+_add(" ".join(_STR + m for m in "C1EOS4_ C2EOS4_ aSEOS4_ 6assignEOS4_ 4swapERS4_".split()), _STR_MOVE)
+# pointers into the characters: whatever _M_p points into
+_add(" ".join(p + m for p in (_STR, _CSTR) for m in (
+    "5c_strEv 4dataEv 5beginEv 3endEv 6rbeginEv 4rendEv 6cbeginEv 4cendEv ixEm 2atEm 4backEv "
+    "5frontEv 7_M_dataEv").split()), (("ret_into", "*0"),))
+MODELS[_STR + "13_M_local_dataEv"] = RET_INTO0
+MODELS[_CSTR + "13_M_local_dataEv"] = RET_INTO0
+MODELS[_STR + "9_M_createERmm"] = ALLOC
+MODELS[_STR + "7_M_dataEPc"] = (("store_into", 0, 1),)
+MODELS[_STR + "12_Alloc_hiderC1EPcRKS3_"] = (("store_into", 0, 1),)
+MODELS[_STR + "12_Alloc_hiderC2EPcRKS3_"] = (("store_into", 0, 1),)
+MODELS[_CSTR + "6substrEmm"] = _STR_WRITE          # (the new string is the sret argument 0)
+_add(" ".join(_STR + m for m in (
+    "D1Ev D2Ev 10_M_disposeEv 10_M_destroyEm 13_M_set_lengthEm 11_M_capacityEm 10_M_lengthEm "
+    "13_S_copy_charsEPcPKcS7_ 13_S_copy_charsEPcS5_S5_ 7_S_copyEPcPKcm 7_S_moveEPcPKcm 9_S_assignEPcmc").split())
+     + " " + " ".join(_CSTR + m for m in (
+    "4sizeEv 6lengthEv 5emptyEv 8capacityEv 8max_sizeEv 13get_allocatorEv 4findEcm 4findEPKcm "
+    "4findEPKcmm 4findERKS4_m 5rfindEcm 5rfindEPKcm 5rfindEPKcmm 5rfindERKS4_m 12find_last_ofEPKcm "
+    "12find_last_ofEPKcmm 12find_last_ofEcm 13find_first_ofEPKcm 13find_first_ofEPKcmm 13find_first_ofEcm "
+    "17find_first_not_ofEPKcm 17find_first_not_ofEcm 16find_last_not_ofEPKcm 16find_last_not_ofEcm "
+    "7compareEPKc 7compareERKS4_ 7compareEmmPKc 7compareEmmPKcm 7compareEmmRKS4_ 4copyEPcmm "
+    "11_M_is_localEv 15_M_check_lengthEmmPKc 8_M_checkEmPKc 15_M_limit_lengthEmm 11_M_disjunctEPKc").split()), NONE)
+# std::allocator<char>, the exceptions the library throws (a message copied into the exception)
+_add("_ZNSaIcEC1Ev _ZNSaIcEC2Ev _ZNSaIcED1Ev _ZNSaIcED2Ev _ZNSaIcEC1ERKS_ _ZNSaIcEC2ERKS_ "
+     "_ZSt20__throw_length_errorPKc _ZSt19__throw_logic_errorPKc _ZSt20__throw_out_of_rangePKc "
+     "_ZSt24__throw_out_of_range_fmtPKcz _ZSt24__throw_invalid_argumentPKc _ZSt17__throw_bad_allocv "
+     "_ZSt28__throw_bad_array_new_lengthv _ZSt25__throw_bad_function_callv _ZSt16__throw_bad_castv "
+     "_ZSt21__throw_runtime_errorPKc _ZSt19__throw_range_errorPKc _ZSt20__throw_system_errori "
+     "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm _ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm "
+     "_ZNSt8ios_base4InitC1Ev _ZNSt8ios_base4InitD1Ev", NONE)
+# the red-black tree: a node is linked to its parent and the header and they to it (rotations may
+# link any two nodes of the tree: one heap object per allocation site holds them); stepping gives
+# a node the argument holds or the header
+MODELS["_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_"] = (
+    ("store_into", 1, 2), ("store_into", 1, 3), ("store_into", 2, 1), ("store_into", 3, 1),
+    ("store_into", 1, 1), ("store_into", 2, 2))
+MODELS["_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_"] = (
+    ("ret_arg", 0), ("store_into", 1, 0), ("store_into", 0, 0), ("store_into", 0, 1))
+_add("_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base _ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base "
+     "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base _ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",
+     (("ret_arg", 0), ("ret_arg", "*+0")))
+# iostreams: the operators return their stream; getline fills the string; a file stream's buffer
+# is the library's, kept inside the stream
+_add("_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc _ZNSolsEi _ZNSolsEj _ZNSolsEl _ZNSolsEm "
+     "_ZNSolsEx _ZNSolsEy _ZNSolsEd _ZNSolsEb _ZNSolsEPKv _ZNSirsERi _ZNSirsERl _ZNSirsERm _ZNSirsERd "
+     "_ZStlsIcSt11char_traitsIcESaIcEERSt13basic_ostreamIT_T0_ES7_RKNSt7__cxx1112basic_stringIS4_S5_T1_EE "
+     "_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_c _ZNSo5flushEv _ZNSo3putEc "
+     "_ZNSo5writeEPKcl", RET0)
+MODELS["_ZSt7getlineIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EE"] = (
+    ("ret_arg", 0), ("alloc_into", 1), ("store_into", 1, 1))
+MODELS["_ZSt7getlineIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EES4_"] = (
+    ("ret_arg", 0), ("alloc_into", 1), ("store_into", 1, 1))
+_add("_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode "
+     "_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1ERKNSt7__cxx1112basic_stringIcS1_SaIcEEESt13_Ios_Openmode "
+     "_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode "
+     "_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1Ev _ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1Ev",
+     (("alloc_into", 0), ("store_into", 0, 0)))
+_add("_ZNSt14basic_ifstreamIcSt11char_traitsIcEED1Ev _ZNSt14basic_ofstreamIcSt11char_traitsIcEED1Ev "
+     "_ZNSt14basic_ifstreamIcSt11char_traitsIcEE7is_openEv _ZNSt14basic_ifstreamIcSt11char_traitsIcEE5closeEv "
+     "_ZNSt14basic_ofstreamIcSt11char_traitsIcEE5closeEv _ZNKSt9basic_iosIcSt11char_traitsIcEE3eofEv "
+     "_ZNKSt9basic_iosIcSt11char_traitsIcEE4goodEv _ZNKSt9basic_iosIcSt11char_traitsIcEE4failEv "
+     "_ZNKSt9basic_iosIcSt11char_traitsIcEE3badEv _ZNKSt9basic_iosIcSt11char_traitsIcEEcvbEv "
+     "_ZNKSt9basic_iosIcSt11char_traitsIcEEntEv", NONE)
+
 # -- CUDA (constraints/llvm/cuda.py links host and device into one module) --
 # host: the runtime API. Allocations write a fresh object of the call site into *arg;
 # stream, event and array handles are opaque objects made the same way
