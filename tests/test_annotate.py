@@ -225,3 +225,14 @@ def test_byte_copied_pointer_keeps_its_target_end_to_end(tmp_path):
         subprocess.run(["clang-19", "-O2", str(f), "-o", str(exe)], check=True, capture_output=True)
         outputs.append(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
     assert outputs == ["5 3\n", "5 3\n"]
+
+
+def test_aa_eval_function_names_as_the_text_writes_them():
+    # aa-eval prints a function's name bare; the facts and the text quote names LLVM quotes (a
+    # lambda's `$`), so pairs are keyed by the quoted form (cpp_std_thread.cc's lambda)
+    from andersen_gpu.aliasfacts.aaeval import printed_name
+
+    assert printed_name("main") == "main" and printed_name("a.b-c_1") == "a.b-c_1"
+    assert printed_name("_ZZ4mainENK3$_0clEv") == '"_ZZ4mainENK3$_0clEv"'
+    assert printed_name("1f") == '"1f"'
+    assert printed_name('a"b\\c') == '"a\\22b\\5Cc"'

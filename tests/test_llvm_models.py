@@ -369,8 +369,9 @@ def _models_by_effects():
 
 
 def _fp_refs(model):
-    """Items naming the function a ``call`` effect calls."""
-    return [e[1] for e in model if e[0] == "call"]
+    """Items naming the function a ``call`` effect calls (for ``call_reached`` on argument a: the
+    module puts a function in slot 0 of a's record)."""
+    return [e[1] for e in model if e[0] == "call"] + [f"*{e[1]}" for e in model if e[0] == "call_reached"]
 
 
 def _module(models):
@@ -506,6 +507,11 @@ def _check(model, name, i, sol):
                 want = {f"*{name}()"} if r == "static" else set() if r == "int" else _expect(r, i, sol, fps)
                 if not want <= seen:
                     bad.append(f"call: parameter {j} misses {sorted(want - seen)}")
+        elif kind == "call_reached":  # the function in the argument's record gets the record and itself
+            seen = set(sol.points_to_names(f"*@S{i}_0"))
+            want = {f"*@A{i}_{eff[1]}", f"@cb{i}"}
+            if not want <= seen:
+                bad.append(f"call_reached: parameter 0 misses {sorted(want - seen)}")
         elif kind == "ret_exported":  # the generated call passes a handle: the library's symbols only
             if {"@main", f"@cb{i}"} & res:
                 bad.append("ret_exported: a handle's symbol is one of the program's functions")
@@ -570,8 +576,9 @@ define i32 @main() {
 def test_unmodelled_functions_that_move_pointers_are_reported(tmp_path):
     """Only externals that can move a pointer (a pointer argument or result) are listed
     as unmodelled (not math or llvm.ubsantrap); a function handed to one is listed as a
-    callback and receives what the call was given; the pointer result points to an
-    object of the function's own and into its arguments."""
+    callback and receives what the call was given, and what that reaches (g holds what
+    the two unmodelled calls wrote into it); the pointer result points to an object of the
+    function's own and into its arguments."""
     from andersen_gpu.backends.reference import solve
 
     path = tmp_path / "unmodelled.ll"
@@ -582,7 +589,7 @@ def test_unmodelled_functions_that_move_pointers_are_reported(tmp_path):
     assert "  register_cb <- @cb x1" in stats.lines()
     sol = solve(cs)
     sol.names = cs.names
-    assert set(sol.points_to_names("cb:%x")) == {"*@g", "@cb"}  # all it was given
+    assert set(sol.points_to_names("cb:%x")) == {"*@g", "@cb", "*mystery_ptr()", "*register_cb()"}
     assert set(sol.points_to_names("main:%p")) == {"*mystery_ptr()", "*@g"}
 
 

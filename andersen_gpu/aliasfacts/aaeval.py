@@ -29,9 +29,23 @@ _PAIR = re.compile(r"^  (NoAlias|MayAlias|PartialAlias|MustAlias)(?: \(off -?\d+
 _FUNCTION = re.compile(r"^Function: (.*): \d+ pointers, \d+ call sites$")
 
 
+def printed_name(name: str) -> str:
+    """A function's name as the IR text writes it after ``@`` (LLVM's AsmWriter): quoted, with
+    ``\\XX`` escapes, when it starts with a digit or holds a character other than a letter, a
+    digit, ``-``, ``.`` or ``_`` (a lambda's ``$``); aa-eval prints it bare."""
+    if name and not name[0].isdigit() and all(c.isascii() and (c.isalnum() or c in "-._") for c in name):
+        return name
+    out = []
+    for byte in name.encode():
+        c = chr(byte)
+        out.append(c if 0x20 <= byte < 0x7F and c not in '"\\' else f"\\{byte:02X}")
+    return '"' + "".join(out) + '"'
+
+
 @dataclass(frozen=True)
 class Pair:
-    """One evaluated (load, store) or (store, store) pair: instruction texts as opt printed them."""
+    """One evaluated (load, store) or (store, store) pair: instruction texts as opt printed them,
+    the function's name as the IR text writes it (:func:`printed_name`)."""
 
     function: str
     verdict: str
@@ -69,7 +83,7 @@ def load_store_pairs(path: "str | os.PathLike", aa_pipeline: str = "scoped-noali
     for line in (res.stdout + res.stderr).splitlines():
         m = _FUNCTION.match(line)
         if m:
-            function = m.group(1)
+            function = printed_name(m.group(1))
             continue
         m = _PAIR.match(line)
         if m and " <-> " in line and ("load " in m.group(2) or "store " in m.group(2)):

@@ -52,6 +52,10 @@ effect                    meaning
                           what the object named ``KEY`` holds; ``("call", f, args, KEY)``:
                           ``f``'s result is kept in that object (glob's gl_opendir stream,
                           passed on to gl_readdir and gl_closedir)
+``("call_reached", a)``   every function that memory reachable from ``a`` holds (a table of
+                          callbacks, an object's virtual table) is called with anything
+                          reachable from ``a`` as each argument (std::thread's state; what an
+                          unmodelled function does to what it is given)
 ``("throw", a)``          ``a`` becomes the in-flight exception
 ``("va_start", a)``       ``*arg[a]`` (a va_list) is set to this function's varargs
 ``("va_copy", d, s)``     va_list copy
@@ -69,7 +73,8 @@ too (``calloc`` passed as an allocator). Anything without a model is reported by
 extractor when it can move pointers (a pointer parameter, result or varargs), never
 dropped silently: its pointer result, and every slot of the memory it is given (an
 out parameter), may point to an object of its own and anywhere into what it was
-given, and the functions handed to it may be called with that.
+given, and the functions handed to it may be called with that; so may every function
+that memory reachable from its arguments holds, with anything reachable from them.
 """
 
 from __future__ import annotations
@@ -568,6 +573,86 @@ _add("_ZNSt14basic_ifstreamIcSt11char_traitsIcEED1Ev _ZNSt14basic_ofstreamIcSt11
      "_ZNKSt9basic_iosIcSt11char_traitsIcEE4goodEv _ZNKSt9basic_iosIcSt11char_traitsIcEE4failEv "
      "_ZNKSt9basic_iosIcSt11char_traitsIcEE3badEv _ZNKSt9basic_iosIcSt11char_traitsIcEEcvbEv "
      "_ZNKSt9basic_iosIcSt11char_traitsIcEEntEv", NONE)
+
+# ... and in btop (C++20): the library's exceptions keep a copy of their message; stream
+# manipulators (std::endl) are called with the stream; locales and facets are library objects;
+# std::filesystem's paths are a string and a list the library allocates; a directory iterator
+# holds the library's directory state, its entry inside it
+_SRET_STRING = (("alloc_into", 0), ("store_into", 0, 0))   # a std::string (or path) returned in arg 0
+_add("_ZNSt14overflow_errorC1EPKc _ZNSt13runtime_errorC1EPKc _ZNSt13runtime_errorC2EPKc _ZNSt12out_of_rangeC1EPKc "
+     "_ZNSt11logic_errorC1EPKc _ZNSt16invalid_argumentC1EPKc _ZNSt12length_errorC1EPKc _ZNSt11range_errorC1EPKc "
+     "_ZNSt13runtime_errorC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE "
+     "_ZNSt13runtime_errorC2ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE "
+     "_ZNSt12out_of_rangeC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE "
+     "_ZNSt16invalid_argumentC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", (("alloc_into", 0),))
+MODELS["_ZNKSt13runtime_error4whatEv"] = (("ret_into", "*+0"),)
+_add("_ZNSolsEPFRSoS_E _ZNSirsEPFRSiS_E", (("call", 1, (0,)), ("ret_arg", 0)))
+_add("_ZNSolsEPFRSt8ios_baseS0_E _ZNSirsEPFRSt8ios_baseS0_E", (("call", 1, (0,)), ("ret_arg", 0)))
+_add("_ZNSi6ignoreEli _ZNSi6ignoreEl _ZNSi6ignoreEv _ZNSirsERf _ZNSirsERj _ZNSi3getERc _ZNSi4readEPcl "
+     "_ZNSo9_M_insertImEERSoT_ _ZNSo9_M_insertIdEERSoT_ _ZNSo9_M_insertIlEERSoT_", RET0)
+MODELS["_ZStrsIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EE"] = (
+    ("ret_arg", 0), ("alloc_into", 1), ("store_into", 1, 1))
+_add("_ZSt9use_facetISt5ctypeIcEERKT_RKSt6locale _ZSt9use_facetINSt7__cxx117collateIcEEERKT_RKSt6locale "
+     "_ZNSt3_V215system_categoryEv _ZNSt3_V216generic_categoryEv", STATIC)
+_add("_ZNSt6localeC1ERKS_ _ZNSt6localeC2ERKS_", (("copy", 0, 1),))
+MODELS["_ZNSt6localeaSERKS_"] = (("copy", 0, 1), ("ret_arg", 0))
+_add("_ZNSt6localeC1Ev _ZNSt6localeC2Ev", (("text_into", 0, "locale"),))
+_add("_ZNKSt6locale4nameB5cxx11Ev _ZNKSt7__cxx117collateIcE9transformEPKcS3_ "
+     "_ZNKRSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEE3strEv "
+     "_ZNKSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEE3strEv "
+     "_ZNKSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEE3strEv "
+     "_ZNSt10filesystem9canonicalERKNS_7__cxx114pathE _ZNSt10filesystem9canonicalERKNS_7__cxx114pathERSt10error_code "
+     "_ZNSt10filesystem12read_symlinkERKNS_7__cxx114pathERSt10error_code "
+     "_ZNSt10filesystem12read_symlinkERKNS_7__cxx114pathE _ZNSt10filesystem12current_pathB5cxx11Ev "
+     "_ZNSt10filesystem7__cxx114path5_ListC1ERKS2_ _ZNSt10filesystem7__cxx114path14_M_split_cmptsEv "
+     "_ZNSt14basic_ifstreamIcSt11char_traitsIcEE4openEPKcSt13_Ios_Openmode", _SRET_STRING)
+_add("_ZNSt10filesystem7__cxx114pathaSERKS1_ _ZNSt10filesystem7__cxx114pathdVERKS1_ "
+     "_ZNSt10filesystem7__cxx114path9_M_concatESt17basic_string_viewIcSt11char_traitsIcEE "
+     "_ZNSt10filesystem7__cxx114path9_M_appendESt17basic_string_viewIcSt11char_traitsIcEE "
+     "_ZNSt10filesystem7__cxx114path15remove_filenameEv _ZNSt10filesystem7__cxx114path17replace_extensionERKS1_",
+     _STR_WRITE)
+MODELS["_ZNKSt10filesystem7__cxx114path17_M_find_extensionEv"] = RET_INTO0
+_add("_ZNKSt10filesystem7__cxx114path5_List5beginEv _ZNKSt10filesystem7__cxx114path5_List3endEv "
+     "_ZNKSt10filesystem7__cxx1118directory_iteratordeEv _ZNKSt9basic_iosIcSt11char_traitsIcEE5rdbufEv",
+     (("ret_into", "*+0"),))
+MODELS["_ZNSt10filesystem7__cxx1118directory_iteratorppEv"] = RET0
+MODELS["_ZNSt10filesystem7__cxx1118directory_iteratorC2ERKNS0_4pathENS_17directory_optionsEPSt10error_code"] = (
+    ("alloc_into", 0, "linked"),)
+MODELS["_ZNSt10filesystem7__cxx1118directory_iteratorC1ERKNS0_4pathENS_17directory_optionsEPSt10error_code"] = (
+    ("alloc_into", 0, "linked"),)
+MODELS["_ZNSt12__shared_ptrINSt10filesystem7__cxx114_DirELN9__gnu_cxx12_Lock_policyE2EEC1EOS5_"] = (("copy", 0, 1),)
+MODELS["_ZNSt9basic_iosIcSt11char_traitsIcEE3tieEPSo"] = (("ret_arg", "*+0"), ("store_into", 0, 1))
+MODELS["_ZNKSt8time_putIcSt19ostreambuf_iteratorIcSt11char_traitsIcEEE3putES3_RSt8ios_basecPK2tmPKcSB_"] = (
+    ("ret_arg", 1),)
+# std::thread runs its state's virtual _M_run on the new thread; dynamic_cast adjusts a pointer
+# inside its object; getifaddrs builds a linked list
+MODELS["_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"] = (
+    ("call_reached", 1),)
+_add("_ZNSt6thread6_StateD2Ev _ZNSt6thread4joinEv _ZNSt6thread6detachEv "
+     "_ZNSt6thread20hardware_concurrencyEv", NONE)
+MODELS["__dynamic_cast"] = RET_INTO0
+MODELS["getifaddrs"] = (("alloc_out", 0, "linked"),)
+MODELS["freeifaddrs"] = NONE
+MODELS["_ZNSo6sentryC1ERSo"] = (("store_into", 0, 1),)
+MODELS["_ZNSi6sentryC1ERSib"] = (("store_into", 0, 1),)
+_add("""
+_ZSt21__glibcxx_assert_failPKciS0_S0_ _ZNSi4peekEv _ZNSt6localeD1Ev _ZNSt6localeD2Ev _ZNSaIwEC1Ev _ZNSaIwEC2Ev
+_ZNSaIwEC1ERKS_ _ZNSaIwEC2ERKS_ _ZNSaIwED1Ev _ZNSaIwED2Ev _ZNKSt6locale2id5_M_idEv _ZNKSt5ctypeIcE13_M_widen_initEv
+_ZNSo6sentryD1Ev _ZNSi6sentryD1Ev _ZNKSo6sentrycvbEv _ZNKSt9basic_iosIcSt11char_traitsIcEE4fillEv
+_ZNSt9basic_iosIcSt11char_traitsIcEE11_M_setstateESt12_Ios_Iostate _ZNSt9basic_iosIcSt11char_traitsIcEE5clearESt12_Ios_Iostate
+_ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEED1Ev _ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEED1Ev
+_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEED1Ev
+_ZNSt10filesystem7__cxx114path5_ListC1Ev _ZNKSt10filesystem7__cxx114path5_List13_Impl_deleterclEPNS2_5_ImplE
+_ZNKSt10filesystem7__cxx114path7compareERKS1_ _ZNSt10filesystem15last_write_timeERKNS_7__cxx114pathE
+_ZNSt10filesystem6statusERKNS_7__cxx114pathE _ZNSt10filesystem6statusERKNS_7__cxx114pathERSt10error_code
+_ZNSt10filesystem9file_sizeERKNS_7__cxx114pathERSt10error_code _ZNSt10filesystem9file_sizeERKNS_7__cxx114pathE
+_ZNSt10filesystem6removeERKNS_7__cxx114pathERSt10error_code _ZNSt10filesystem6removeERKNS_7__cxx114pathE
+_ZNSt10filesystem6renameERKNS_7__cxx114pathES3_RSt10error_code _ZNSt10filesystem6renameERKNS_7__cxx114pathES3_
+_ZNSt10filesystem16create_directoryERKNS_7__cxx114pathERSt10error_code _ZNSt10filesystem16create_directoryERKNS_7__cxx114pathE
+_ZNSt10filesystem18create_directoriesERKNS_7__cxx114pathERSt10error_code _ZNSt10filesystem18create_directoriesERKNS_7__cxx114pathE
+_ZNSt10filesystem6existsERKNS_7__cxx114pathE _ZNSt10filesystem12is_directoryERKNS_7__cxx114pathE
+_ZNSt12__shared_ptrINSt10filesystem7__cxx114_DirELN9__gnu_cxx12_Lock_policyE2EEC1Ev
+""", NONE)
 
 # -- CUDA (constraints/llvm/cuda.py links host and device into one module) --
 # host: the runtime API. Allocations write a fresh object of the call site into *arg;

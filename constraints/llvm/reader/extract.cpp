@@ -52,7 +52,9 @@
 //   (handed over as a file, Models); one without a model is counted, its
 //   pointer result and every slot of the memory it is given may receive an
 //   object of its own or anywhere into what it was given, and the functions it
-//   is given may be called back with what it was given.
+//   is given, or that memory reachable from what it was given holds (a table
+//   of callbacks, a virtual table), may be called back with anything reachable
+//   from it (callReached; the model effect "call_reached" does the same).
 //
 // Nodes are numbered in the order the rules make them; names are LLVM's as it
 // prints them (printedName(): the AsmWriter's quoting; unnamed values,
@@ -642,6 +644,7 @@ private:
   std::unordered_map<long, int> namedWindowMemo;
 
   std::vector<FuncInfo> funcList;
+  int maxParamSlots = 0;  // the most parameter cells of a function (its varargs' cell counted)
   DenseMap<const Function *, int> funcIndex;
   DenseMap<const GlobalVariable *, int> globalObj, globalVal;
   DenseMap<const Function *, int> funcAddr;
@@ -833,6 +836,7 @@ private:
       return it->second;
     return staticObjs[key] = heapObject("*" + callee + "()", std::nullopt, 0);
   }
+  void callReached(int from, const std::string &name);
   void unmodelledCall(const std::string &callee, const std::vector<int> &args, int result, const std::string &name,
                       const std::vector<const FuncInfo *> &callbacks);
   void libraryGlobal(GlobalVariable &g);
@@ -1743,6 +1747,7 @@ void Extractor::declare() {
     if (fi.vararg)
       names.push_back("@" + fi.name + "#va");
     fi.obj = B.obj(names[0], (int)names.size(), FUNCTION, fi.loc, &names);
+    maxParamSlots = std::max(maxParamSlots, (int)names.size() - 2);
     for (size_t j = 1; j < names.size(); ++j)  // reached from @f only: no offset applies from a slot
       B.size[fi.obj + j] = 1;
     ++(fi.defined ? definedCount : declaredCount);
@@ -1910,6 +1915,23 @@ void Extractor::unmodelledCall(const std::string &callee, const std::vector<int>
     for (const FuncInfo *target : callbacks)
       for (size_t k = 0; k < target->params.size(); ++k)
         B.copy(target->obj + 2 + (int)k, given);
+  if (given >= 0)
+    callReached(given, name);
+}
+
+// The functions that memory reachable from `from` holds (a table of callbacks, an object's
+// virtual table: std::thread's state) may be called, with anything reachable from `from` as
+// every argument: reach = from, reach = *(any slot of reach's objects); every parameter cell of
+// every function in reach receives reach (call geps, so only functions' cells).
+void Extractor::callReached(int from, const std::string &name) {
+  int reach = B.node(name + ".reach");
+  B.copy(reach, from);
+  B.load(reach, B.smear(reach, name + ".reach.slots"));
+  for (int k = 0; k < maxParamSlots; ++k) {
+    int cell = B.node(name + ".reach.param" + std::to_string(k));
+    B.callGep(cell, reach, 2 + k);
+    B.store(cell, reach);
+  }
 }
 
 void Extractor::runFunction(FuncInfo &fi) {
@@ -2686,6 +2708,10 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
       int s = ref(eff[2]);
       if (d >= 0 && s >= 0)
         B.store(d, B.smear(s, name + ".into"));
+    } else if (kind == "call_reached") {
+      int a = ref(eff[1]);
+      if (a >= 0)
+        callReached(a, name);
     } else if (kind == "call") {
       int fp = ref(eff[1]);
       if (fp < 0)
