@@ -654,6 +654,59 @@ _ZNSt10filesystem6existsERKNS_7__cxx114pathE _ZNSt10filesystem12is_directoryERKN
 _ZNSt12__shared_ptrINSt10filesystem7__cxx114_DirELN9__gnu_cxx12_Lock_policyE2EEC1Ev
 """, NONE)
 
+# ... and in cppcheck: std::list's node helpers link a node with its neighbours (one heap object
+# per allocation site holds a list's nodes), string streams own a string buffer, file streams
+# open into their own buffer, exception_ptr holds the in-flight exception
+_LIST = "_ZNSt8__detail15_List_node_base"
+MODELS[_LIST + "7_M_hookEPS0_"] = (("store_into", 0, 1), ("store_into", 0, "*+1"), ("store_into", 1, 0),
+                                  ("store_into", "*+1", 0))
+MODELS[_LIST + "9_M_unhookEv"] = (("store_into", "*+0", "*+0"),)
+MODELS[_LIST + "11_M_transferEPS0_S1_"] = (("store_into", 0, 1), ("store_into", 0, 2), ("store_into", 1, 0),
+                                          ("store_into", 2, 0), ("store_into", "*+0", 1), ("store_into", "*+1", 0))
+MODELS[_LIST + "4swapERS0_S1_"] = (("copy", 0, 1), ("copy", 1, 0), ("store_into", 0, 0), ("store_into", 1, 1),
+                                  ("store_into", "*+0", 0), ("store_into", "*+1", 1))
+_add("_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEEC1Ev "
+     "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEEC1Ev "
+     "_ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1Ev "
+     "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEEC1ERKNS_12basic_stringIcS2_S3_EESt13_Ios_Openmode "
+     "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEEC1EONS_12basic_stringIcS2_S3_EESt13_Ios_Openmode "
+     "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEE3strERKNS_12basic_stringIcS2_S3_EE "
+     "_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEE3strERKNS_12basic_stringIcS2_S3_EE "
+     "_ZNKSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEE3strEv "
+     "_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1ERKNSt7__cxx1112basic_stringIcS1_SaIcEEESt13_Ios_Openmode "
+     "_ZNSt14basic_ofstreamIcSt11char_traitsIcEE4openERKNSt7__cxx1112basic_stringIcS1_SaIcEEESt13_Ios_Openmode "
+     "_ZNSt14basic_ifstreamIcSt11char_traitsIcEE4openERKNSt7__cxx1112basic_stringIcS1_SaIcEEESt13_Ios_Openmode "
+     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1ESt16initializer_listIcERKS3_ "
+     "_ZNSt11logic_errorC2ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE _ZNSt11logic_errorC2ERKS_ "
+     "_ZNSt13__future_base12_Result_baseC2Ev", _SRET_STRING)
+_add("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5eraseEN9__gnu_cxx17__normal_iteratorIPKcS4_EE "
+     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5eraseEN9__gnu_cxx17__normal_iteratorIPKcS4_EES9_",
+     (("ret_into", "*0"),))
+_add("_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St12_Setiosflags "
+     "_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St14_Resetiosflags "
+     "_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St13_Setprecision "
+     "_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St5_Setw "
+     "_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St8_Setbase "
+     "_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_h _ZNSirsERt _ZNSirsERx _ZNSirsERy _ZNSi5ungetEv "
+     "_ZNSt9basic_iosIcSt11char_traitsIcEE5imbueERKSt6locale", RET0)
+_add("_ZNSt6locale7classicEv _ZSt15future_categoryv", STATIC)
+_add("_ZSt17current_exceptionv", (("alloc_into", 0),))
+MODELS["_ZNSt15__exception_ptr13exception_ptrC1EPv"] = (("store_into", 0, 1),)
+_add("""
+_ZNSi3getEv _ZNSt14basic_ofstreamIcSt11char_traitsIcEE7is_openEv
+_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareEmmRKS4_mm
+_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE17find_first_not_ofERKS4_m
+_ZNSt28__atomic_futex_unsigned_base19_M_futex_notify_allEPj
+_ZNSt28__atomic_futex_unsigned_base19_M_futex_wait_untilEPjjbNSt6chrono8durationIlSt5ratioILl1ELl1EEEENS2_IlS3_ILl1ELl1000000000EEEE
+_ZNSt12future_errorD1Ev _ZNSt13__future_base12_Result_baseD2Ev _ZNSt13runtime_errorD2Ev _ZNSt13runtime_errorD1Ev
+_ZNSt15__exception_ptr13exception_ptr10_M_releaseEv _ZNSt15__exception_ptr13exception_ptr9_M_addrefEv
+_ZNSt15basic_streambufIcSt11char_traitsIcEE5sgetcEv _ZNSt15basic_streambufIcSt11char_traitsIcEE6sbumpcEv
+_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE13_S_copy_charsEPcN9__gnu_cxx17__normal_iteratorIPKcS4_EESA_
+_ZNSt9basic_iosIcSt11char_traitsIcEE8setstateESt12_Ios_Iostate _ZSt11_Hash_bytesPKvmm
+_ZNSt19__codecvt_utf8_baseIwED2Ev
+""", NONE)
+MODELS["_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE"] = (("throw", "*0"),)
+
 # -- CUDA (constraints/llvm/cuda.py links host and device into one module) --
 # host: the runtime API. Allocations write a fresh object of the call site into *arg;
 # stream, event and array handles are opaque objects made the same way

@@ -1,10 +1,11 @@
 /* Items: libstdc++'s own members (std::string is an extern template, the red-black tree's
    node helpers and iostreams live in the shared library): a string's characters are in the
    string (short) or in a block of its own; a copy has its own, a move takes the other's; a
-   std::map's nodes hold what was inserted and iteration reaches them. Unmodelled, each of
+   std::map's and a std::list's nodes hold what was inserted and iteration reaches them. Unmodelled, each of
    these calls made its result unknown (may alias everything). */
 #include "alias.h"
 #include <iostream>
+#include <list>
 #include <map>
 #include <string>
 #include <utility>
@@ -33,6 +34,12 @@ int main() {
   /* the root's parent is the header inside m; the nodes (one block per allocation site, of a
      type known only by use) do not keep that link apart from the values they hold */
   EXPECTEDFAIL_NOALIAS(it->second, (void *)&m);
+  std::list<int *> l;
+  l.push_back(&x);
+  l.push_front(&y);
+  MAYALIAS(l.back(), &x);
+  MAYALIAS(l.front(), &y);
+  MAYALIAS(*++l.begin(), &x);
   std::cout << b << d.size() << std::endl;
   return 0;
 }
