@@ -111,7 +111,8 @@ if want walks; then
 fi
 if want corpus; then
     el "corpus, gpu"
-    timeout $((11 * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu --repeat 1 --long-s 3 \
+    N_DUMPS=$(ls .corpus-dumps/*.npz 2>/dev/null | wc -l)
+    timeout $((N_DUMPS * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu --repeat 1 --long-s 3 \
         --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/gpu" > "$RES/gpu/log.txt" 2>&1
     tail -12 "$RES/gpu/log.txt"
     el "waiting for the cpu backend"
