@@ -25,6 +25,7 @@ real solve calls is compiled (or loaded) for the same argument types there
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -187,7 +188,10 @@ def gpu_stamp() -> Path:
         key.update(f.name.encode() + b"\0" + f.read_bytes())
     props = device_properties()
     key.update(repr((compile_options(), cupy.__version__, props.get("major"), props.get("minor"))).encode())
-    return Path(cupy.cuda.compiler.get_cache_dir()) / f"andersen-gpu-kernels-{key.hexdigest()[:20]}"
+    cache_dir = getattr(getattr(cupy.cuda, "compiler", None), "get_cache_dir", None)
+    folder = cache_dir() if cache_dir is not None else \
+        os.environ.get("CUPY_CACHE_DIR", os.path.expanduser("~/.cupy/kernel_cache"))
+    return Path(folder) / f"andersen-gpu-kernels-{key.hexdigest()[:20]}"
 
 
 def _warm_gpu_once(announce) -> bool:
@@ -202,7 +206,12 @@ def _warm_gpu_once(announce) -> bool:
         return False
     announce("compiling the GPU kernels: CuPy compiles them on first use (a minute or so, once per "
              f"machine) and keeps them in its cache, {stamp.parent}")
-    warm_gpu_kernels()
+    try:
+        warm_gpu_kernels()
+    except Exception as exc:   # the solve that follows compiles what it needs, and reports a real fault
+        announce(f"the GPU warm-up stopped ({exc.__class__.__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                 "kernels compile on first use instead")
+        return False
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text("every kernel of andersen-gpu's GPU backend is in this cache\n")

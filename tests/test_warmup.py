@@ -288,6 +288,16 @@ def test_the_gpu_warm_up_runs_once_per_machine(tmp_path: Path, monkeypatch: pyte
         assert (tmp_path / "cache" / stamp.name).is_file()
         assert lines and lines[0].startswith("compiling the GPU kernels: CuPy compiles them on first use")
         assert not warmup._warm_gpu_once(lines.append) and runs == [1]
+        def broken():
+            raise RuntimeError("a kernel failed\nmore")
+        (tmp_path / "cache" / stamp.name).unlink()
+        monkeypatch.setattr(warmup, "warm_gpu_kernels", broken)
+        lines.clear()
+        assert not warmup._warm_gpu_once(lines.append)   # said, no stamp, and the solve goes on
+        assert lines[-1] == ("the GPU warm-up stopped (RuntimeError: a kernel failed); kernels compile on first "
+                             "use instead") and not (tmp_path / "cache" / stamp.name).exists()
+        monkeypatch.setattr(warmup, "warm_gpu_kernels", lambda: runs.append(1))
+        (tmp_path / "cache" / stamp.name).write_text("")
         monkeypatch.setattr(solve_module, "gpu_available", lambda: (False, "no CUDA device"))
         (tmp_path / "cache" / stamp.name).unlink()
         assert not warmup._warm_gpu_once(lines.append) and runs == [1]   # no device: nothing to warm
