@@ -1,0 +1,21 @@
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c REAL, d BLOB);
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM n WHERE x<20000)
+INSERT INTO t SELECT x, printf('row-%05d-%s', x, hex(x*7919)), x*1.5/7, randomblob(0) || zeroblob(x%17) FROM n;
+CREATE INDEX tb ON t(b);
+CREATE INDEX tc ON t(c DESC);
+SELECT count(*), sum(a), total(c), max(b), min(length(d)) FROM t;
+SELECT b FROM t WHERE b LIKE 'row-01%' ORDER BY c DESC LIMIT 5;
+CREATE TABLE u AS SELECT a%97 AS k, group_concat(b, ',') AS g, count(*) AS n FROM t GROUP BY a%97;
+SELECT k, n, length(g), substr(g, 1, 30) FROM u ORDER BY n DESC, k LIMIT 10;
+SELECT json_object('k', k, 'n', n, 'arr', json_array(1, 2.5, 'x', NULL)) FROM u WHERE k < 5;
+SELECT json_extract('{"a":[1,{"b":[3,4,{"c":"deep"}]}]}', '$.a[1].b[2].c');
+WITH RECURSIVE fib(i, x, y) AS (SELECT 1, 0, 1 UNION ALL SELECT i+1, y, x+y FROM fib WHERE i < 80) SELECT i, x FROM fib WHERE i % 10 = 0;
+SELECT a, b, sum(c) OVER (ORDER BY a ROWS BETWEEN 3 PRECEDING AND CURRENT ROW), rank() OVER (PARTITION BY a%5 ORDER BY c) FROM t WHERE a < 30;
+UPDATE t SET b = upper(b) || replace(b, '-', '_') WHERE a % 3 = 0;
+DELETE FROM t WHERE a % 7 = 0;
+SELECT count(*), sum(length(b)), max(b) FROM t;
+CREATE VIRTUAL TABLE f USING fts5(body);
+INSERT INTO f SELECT b FROM t LIMIT 2000;
+SELECT count(*) FROM f WHERE f MATCH 'ROW*';
+SELECT quote(x'00ff10'), typeof(1e300*1e300), 12345678901234567 * 3, round(2.5), printf('%.3e|%10s|%-5d|', 3.14159, 'abc', 42);
+PRAGMA integrity_check;
