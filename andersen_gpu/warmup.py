@@ -143,7 +143,7 @@ def warm_gpu_kernels() -> None:
     CuPy compiles on first use: our kernel files (``kernels_cu/*.cu``, one ``RawModule`` each)
     and its own elementwise, reduction and scan kernels, one per operation and dtypes, which the
     backend's stages use between launches of ours. This compiles every kernel file, then solves
-    :func:`gpu_sample_set` with an online cycle pass after every round and a pool of one
+    :func:`gpu_sample_set` with online cycle passes from the first round on and a pool of one
     element to start with (so that it grows, retries rounds and is compacted), and once more
     without the offline collapse and the pointee order: every stage runs, with the dtypes a
     real solve gives it. Needs CuPy and a device; raises what they raise.

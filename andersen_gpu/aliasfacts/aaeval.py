@@ -30,15 +30,16 @@ _FUNCTION = re.compile(r"^Function: (.*): \d+ pointers, \d+ call sites$")
 
 
 def printed_name(name: str) -> str:
-    """A function's name as the IR text writes it after ``@`` (LLVM's AsmWriter): quoted, with
-    ``\\XX`` escapes, when it starts with a digit or holds a character other than a letter, a
-    digit, ``-``, ``.`` or ``_`` (a lambda's ``$``); aa-eval prints it bare."""
+    """A function's name as the IR text writes it after ``@`` (LLVM's AsmWriter): quoted when it
+    starts with a digit or holds a character other than a letter, a digit, ``-``, ``.`` or ``_``
+    (a lambda's ``$``), with LLVM's escapes inside (``printEscapedString``: a backslash doubled,
+    ``"`` and unprintable bytes as ``\\XX``); aa-eval prints it bare."""
     if name and not name[0].isdigit() and all(c.isascii() and (c.isalnum() or c in "-._") for c in name):
         return name
     out = []
     for byte in name.encode():
         c = chr(byte)
-        out.append(c if 0x20 <= byte < 0x7F and c not in '"\\' else f"\\{byte:02X}")
+        out.append("\\\\" if c == "\\" else c if 0x20 <= byte < 0x7F and c != '"' else f"\\{byte:02X}")
     return '"' + "".join(out) + '"'
 
 

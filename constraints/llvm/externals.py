@@ -90,6 +90,13 @@ MEMCPY = (("copy", 0, 1), ("ret_arg", 0))
 MODELS: dict[str, tuple] = {}
 
 
+def _linked(*refs) -> tuple:
+    """Every slot of the objects each ref points to may point anywhere inside the objects every
+    ref points to: the model of library code that relinks nodes among themselves (a list's or a
+    tree's), whichever allocation sites the nodes come from."""
+    return tuple(("store_into", d, s) for d in refs for s in refs)
+
+
 def _add(names: str, model: tuple) -> None:
     for name in names.split():
         MODELS[name] = model
@@ -241,15 +248,17 @@ MODELS["glob"] = (("alloc_into", 3, "linked"), ("call", 2, ("static", "int")),
 # libevent: a registered callback is later called with the fd, the events and its
 # argument (a bufferevent's callbacks with the bufferevent first)
 MODELS["event_set"] = (("call", 3, ("int", "int", 4)),)
-MODELS["event_assign"] = (("call", 4, ("int", "int", 5)),)
-MODELS["event_new"] = (("alloc",), ("call", 3, ("int", "int", 4)))
+MODELS["event_assign"] = (("call", 4, ("int", "int", 5)), ("keep", 1, "event.base"))
+MODELS["event_new"] = (("alloc",), ("call", 3, ("int", "int", 4)), ("keep", 0, "event.base"))
 MODELS["event_once"] = (("call", 2, ("int", "int", 3)),)
 MODELS["event_base_once"] = (("call", 3, ("int", "int", 4)),)
 MODELS["bufferevent_new"] = (("alloc",), ("call", 1, ("ret", 4)), ("call", 2, ("ret", 4)),
                              ("call", 3, ("ret", "int", 4)))
 MODELS["bufferevent_setcb"] = (("call", 1, (0, 4)), ("call", 2, (0, 4)), ("call", 3, (0, "int", 4)))
 MODELS["evbuffer_add_cb"] = (("call", 1, (0, "static", 2)),)
-_add("event_base_new event_init event_base_new_with_config evbuffer_new bufferevent_socket_new", ALLOC)
+_add("event_base_new event_init event_base_new_with_config", (("alloc",), ("keep", "ret", "event.base")))
+MODELS["evbuffer_new"] = ALLOC
+MODELS["bufferevent_socket_new"] = (("alloc",), ("keep", 0, "event.base"))
 _add("""
 event_add event_del event_free event_base_dispatch event_base_loop event_base_loopbreak event_base_loopexit
 event_base_free event_pending event_initialized event_active event_dispatch event_loop event_loopexit
@@ -259,7 +268,7 @@ evbuffer_drain evbuffer_free evbuffer_get_length evbuffer_add_buffer
 """, NONE)
 
 # exceptions (C++ ABI)
-MODELS["__cxa_throw"] = (("throw", 0), ("call", 2, (0,)))
+MODELS["__cxa_throw"] = (("throw", 0), ("call", 2, (0,)), ("keep", 0, "exception"))   # (current_exception)
 MODELS["_Unwind_Resume"] = (("throw", 0),)
 # a caught pointer is the thrown pointer itself: the object or what it holds
 MODELS["__cxa_begin_catch"] = (("ret_arg", 0), ("ret_arg", "*0"))
@@ -462,17 +471,22 @@ sigtimedwait sigwait sigwaitinfo waitid wcsftime wmemcmp
 # libevent: a line the buffer hands out is the caller's to free; the buffers a bufferevent owns, and
 # the contiguous bytes pullup exposes, are library memory; the log callback gets a library message
 _add("evbuffer_readline evbuffer_readln", ALLOC)
-_add("bufferevent_get_input bufferevent_get_output bufferevent_get_base event_get_base", STATIC)
-_add("evbuffer_pullup event_get_method event_get_version event_base_get_method", STATIC_TEXT)
+_add("bufferevent_get_input bufferevent_get_output", STATIC)
+_add("bufferevent_get_base event_get_base", (("ret_kept", "event.base"),))
+_add("event_get_method event_get_version event_base_get_method", STATIC_TEXT)
+# pullup's bytes may be the data the program handed to evbuffer_add_reference
+MODELS["evbuffer_pullup"] = (("static_text",), ("ret_kept", "evbuffer.data"))
+MODELS["evbuffer_add_reference"] = (("keep", 1, "evbuffer.data"), ("call", 3, (1, "int", 4)))
+MODELS["evbuffer_search"] = (("text_into", 0, "evbuffer_search"),)   # an evbuffer_ptr, in arg 0 (sret)
 MODELS["event_set_log_callback"] = (("call", 0, ("int", "static")),)
 _add("""
-evbuffer_read evbuffer_write evbuffer_write_atmost evbuffer_remove evbuffer_copyout evbuffer_add_reference
-evbuffer_expand evbuffer_prepend evbuffer_search bufferevent_read bufferevent_get_enabled event_get_fd
+evbuffer_read evbuffer_write evbuffer_write_atmost evbuffer_remove evbuffer_copyout
+evbuffer_expand evbuffer_prepend bufferevent_read bufferevent_get_enabled event_get_fd
 event_priority_set event_base_priority_init event_get_events event_base_loopcontinue event_del_noblock
 """, NONE)
 # terminfo (ncurses): strings of the loaded entry, and tparm's expansion in a static buffer
 _add("tparm tiparm tigetstr", STATIC_TEXT)
-MODELS["set_curterm"] = STATIC
+MODELS["set_curterm"] = (("static",), ("keep", 0, "curterm"), ("ret_kept", "curterm"))
 _add("setupterm del_curterm tigetflag tigetnum putp tcsetattr cfmakeraw", NONE)
 # the next control message: inside the control buffer the current one points into (or null)
 MODELS["__cmsg_nxthdr"] = (("ret_into", 1),)
@@ -486,7 +500,8 @@ _add("strerrordesc_np strerrorname_np sigdescr_np sigabbrev_np", STATIC_TEXT)
 # ... and in memcached and rsync: libevent's configuration objects; getsubopt advances *optionp
 # inside the option string and points *valuep into it; syslog keeps the ident for later messages
 _add("event_config_new", ALLOC)
-_add("event_base_set event_config_free event_config_set_flag event_config_avoid_method", NONE)
+_add("event_config_free event_config_set_flag event_config_avoid_method", NONE)
+MODELS["event_base_set"] = (("keep", 0, "event.base"),)
 MODELS["getsubopt"] = (("store_into", 0, "*0"), ("store_into", 2, "*0"))
 _add("pthread_setname_np pthread_getname_np innetgr lchmod lutimes mallinfo mallinfo2 openlog syslog vsyslog "
      "closelog setlogmask llvm.x86.sse3.ldu.dq", NONE)
@@ -513,8 +528,10 @@ _add(" ".join(_STR + m for m in (
 _add(" ".join(_STR + m for m in "C1EOS4_ C2EOS4_ aSEOS4_ 6assignEOS4_ 4swapERS4_".split()), _STR_MOVE)
 # pointers into the characters: whatever _M_p points into
 _add(" ".join(p + m for p in (_STR, _CSTR) for m in (
-    "5c_strEv 4dataEv 5beginEv 3endEv 6rbeginEv 4rendEv 6cbeginEv 4cendEv ixEm 2atEm 4backEv "
+    "5c_strEv 4dataEv 5beginEv 3endEv 6cbeginEv 4cendEv ixEm 2atEm 4backEv "
     "5frontEv 7_M_dataEv").split()), (("ret_into", "*0"),))
+_add(" ".join(p + m for p in (_STR, _CSTR) for m in "6rbeginEv 4rendEv 7crbeginEv 5crendEv".split()),
+     (("store_into", 0, "*1"),))   # a reverse_iterator, returned in arg 0 (sret)
 MODELS[_STR + "13_M_local_dataEv"] = RET_INTO0
 MODELS[_CSTR + "13_M_local_dataEv"] = RET_INTO0
 MODELS[_STR + "9_M_createERmm"] = ALLOC
@@ -543,11 +560,8 @@ _add("_ZNSaIcEC1Ev _ZNSaIcEC2Ev _ZNSaIcED1Ev _ZNSaIcED2Ev _ZNSaIcEC1ERKS_ _ZNSaI
 # the red-black tree: a node is linked to its parent and the header and they to it (rotations may
 # link any two nodes of the tree: one heap object per allocation site holds them); stepping gives
 # a node the argument holds or the header
-MODELS["_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_"] = (
-    ("store_into", 1, 2), ("store_into", 1, 3), ("store_into", 2, 1), ("store_into", 3, 1),
-    ("store_into", 1, 1), ("store_into", 2, 2))
-MODELS["_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_"] = (
-    ("ret_arg", 0), ("store_into", 1, 0), ("store_into", 0, 0), ("store_into", 0, 1))
+MODELS["_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_"] = _linked(1, 2, 3, "*+1", "*+2", "*+3")
+MODELS["_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_"] = (("ret_arg", 0),) + _linked(0, 1, "*+0", "*+1")
 _add("_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base _ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base "
      "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base _ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",
      (("ret_arg", 0), ("ret_arg", "*+0")))
@@ -579,6 +593,8 @@ _add("_ZNSt14basic_ifstreamIcSt11char_traitsIcEED1Ev _ZNSt14basic_ofstreamIcSt11
 # std::filesystem's paths are a string and a list the library allocates; a directory iterator
 # holds the library's directory state, its entry inside it
 _SRET_STRING = (("alloc_into", 0), ("store_into", 0, 0))   # a std::string (or path) returned in arg 0
+# a path's components: one block the library allocates, each component's string inside it
+_PATH_WRITE = (("alloc_into", 0, "linked"), ("store_into", 0, 0), ("ret_arg", 0))
 _add("_ZNSt14overflow_errorC1EPKc _ZNSt13runtime_errorC1EPKc _ZNSt13runtime_errorC2EPKc _ZNSt12out_of_rangeC1EPKc "
      "_ZNSt11logic_errorC1EPKc _ZNSt16invalid_argumentC1EPKc _ZNSt12length_errorC1EPKc _ZNSt11range_errorC1EPKc "
      "_ZNSt13runtime_errorC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE "
@@ -586,8 +602,10 @@ _add("_ZNSt14overflow_errorC1EPKc _ZNSt13runtime_errorC1EPKc _ZNSt13runtime_erro
      "_ZNSt12out_of_rangeC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE "
      "_ZNSt16invalid_argumentC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", (("alloc_into", 0),))
 MODELS["_ZNKSt13runtime_error4whatEv"] = (("ret_into", "*+0"),)
-_add("_ZNSolsEPFRSoS_E _ZNSirsEPFRSiS_E", (("call", 1, (0,)), ("ret_arg", 0)))
-_add("_ZNSolsEPFRSt8ios_baseS0_E _ZNSirsEPFRSt8ios_baseS0_E", (("call", 1, (0,)), ("ret_arg", 0)))
+_add("_ZNSolsEPFRSoS_E _ZNSirsEPFRSiS_E", (("call", 1, (0,), "manipulator"), ("ret_kept", "manipulator"),
+                                          ("ret_arg", 0)))
+_add("_ZNSolsEPFRSt8ios_baseS0_E _ZNSirsEPFRSt8ios_baseS0_E", (("call", 1, ("+0",), "manipulator"),
+                                                              ("ret_kept", "manipulator"), ("ret_arg", 0)))
 _add("_ZNSi6ignoreEli _ZNSi6ignoreEl _ZNSi6ignoreEv _ZNSirsERf _ZNSirsERj _ZNSi3getERc _ZNSi4readEPcl "
      "_ZNSo9_M_insertImEERSoT_ _ZNSo9_M_insertIdEERSoT_ _ZNSo9_M_insertIlEERSoT_", RET0)
 MODELS["_ZStrsIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EE"] = (
@@ -604,14 +622,14 @@ _add("_ZNKSt6locale4nameB5cxx11Ev _ZNKSt7__cxx117collateIcE9transformEPKcS3_ "
      "_ZNSt10filesystem9canonicalERKNS_7__cxx114pathE _ZNSt10filesystem9canonicalERKNS_7__cxx114pathERSt10error_code "
      "_ZNSt10filesystem12read_symlinkERKNS_7__cxx114pathERSt10error_code "
      "_ZNSt10filesystem12read_symlinkERKNS_7__cxx114pathE _ZNSt10filesystem12current_pathB5cxx11Ev "
-     "_ZNSt10filesystem7__cxx114path5_ListC1ERKS2_ _ZNSt10filesystem7__cxx114path14_M_split_cmptsEv "
      "_ZNSt14basic_ifstreamIcSt11char_traitsIcEE4openEPKcSt13_Ios_Openmode", _SRET_STRING)
 _add("_ZNSt10filesystem7__cxx114pathaSERKS1_ _ZNSt10filesystem7__cxx114pathdVERKS1_ "
      "_ZNSt10filesystem7__cxx114path9_M_concatESt17basic_string_viewIcSt11char_traitsIcEE "
      "_ZNSt10filesystem7__cxx114path9_M_appendESt17basic_string_viewIcSt11char_traitsIcEE "
      "_ZNSt10filesystem7__cxx114path15remove_filenameEv _ZNSt10filesystem7__cxx114path17replace_extensionERKS1_",
-     _STR_WRITE)
-MODELS["_ZNKSt10filesystem7__cxx114path17_M_find_extensionEv"] = RET_INTO0
+     _PATH_WRITE)
+_add("_ZNSt10filesystem7__cxx114path5_ListC1ERKS2_ _ZNSt10filesystem7__cxx114path14_M_split_cmptsEv", _PATH_WRITE)
+MODELS["_ZNKSt10filesystem7__cxx114path17_M_find_extensionEv"] = (("ret_into", 0), ("ret_into", "*+0"))
 _add("_ZNKSt10filesystem7__cxx114path5_List5beginEv _ZNKSt10filesystem7__cxx114path5_List3endEv "
      "_ZNKSt10filesystem7__cxx1118directory_iteratordeEv _ZNKSt9basic_iosIcSt11char_traitsIcEE5rdbufEv",
      (("ret_into", "*+0"),))
@@ -624,13 +642,12 @@ MODELS["_ZNSt12__shared_ptrINSt10filesystem7__cxx114_DirELN9__gnu_cxx12_Lock_pol
 MODELS["_ZNSt9basic_iosIcSt11char_traitsIcEE3tieEPSo"] = (("ret_arg", "*+0"), ("store_into", 0, 1))
 MODELS["_ZNKSt8time_putIcSt19ostreambuf_iteratorIcSt11char_traitsIcEEE3putES3_RSt8ios_basecPK2tmPKcSB_"] = (
     ("ret_arg", 1),)
-# std::thread runs its state's virtual _M_run on the new thread; dynamic_cast adjusts a pointer
-# inside its object; getifaddrs builds a linked list
+# std::thread runs its state's virtual _M_run on the new thread; getifaddrs builds a linked list
+# (__dynamic_cast stays unmodelled: a downcast from a later base points before its argument)
 MODELS["_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"] = (
     ("call_reached", 1),)
 _add("_ZNSt6thread6_StateD2Ev _ZNSt6thread4joinEv _ZNSt6thread6detachEv "
      "_ZNSt6thread20hardware_concurrencyEv", NONE)
-MODELS["__dynamic_cast"] = RET_INTO0
 MODELS["getifaddrs"] = (("alloc_out", 0, "linked"),)
 MODELS["freeifaddrs"] = NONE
 MODELS["_ZNSo6sentryC1ERSo"] = (("store_into", 0, 1),)
@@ -658,13 +675,10 @@ _ZNSt12__shared_ptrINSt10filesystem7__cxx114_DirELN9__gnu_cxx12_Lock_policyE2EEC
 # per allocation site holds a list's nodes), string streams own a string buffer, file streams
 # open into their own buffer, exception_ptr holds the in-flight exception
 _LIST = "_ZNSt8__detail15_List_node_base"
-MODELS[_LIST + "7_M_hookEPS0_"] = (("store_into", 0, 1), ("store_into", 0, "*+1"), ("store_into", 1, 0),
-                                  ("store_into", "*+1", 0))
-MODELS[_LIST + "9_M_unhookEv"] = (("store_into", "*+0", "*+0"),)
-MODELS[_LIST + "11_M_transferEPS0_S1_"] = (("store_into", 0, 1), ("store_into", 0, 2), ("store_into", 1, 0),
-                                          ("store_into", 2, 0), ("store_into", "*+0", 1), ("store_into", "*+1", 0))
-MODELS[_LIST + "4swapERS0_S1_"] = (("copy", 0, 1), ("copy", 1, 0), ("store_into", 0, 0), ("store_into", 1, 1),
-                                  ("store_into", "*+0", 0), ("store_into", "*+1", 1))
+MODELS[_LIST + "7_M_hookEPS0_"] = _linked(0, 1, "*+0", "*+1")
+MODELS[_LIST + "9_M_unhookEv"] = _linked(0, "*+0")
+MODELS[_LIST + "11_M_transferEPS0_S1_"] = _linked(0, 1, 2, "*+0", "*+1", "*+2")
+MODELS[_LIST + "4swapERS0_S1_"] = _linked(0, 1, "*+0", "*+1")
 _add("_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEEC1Ev "
      "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEEC1Ev "
      "_ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1Ev "
@@ -677,7 +691,7 @@ _add("_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEEC1Ev "
      "_ZNSt14basic_ofstreamIcSt11char_traitsIcEE4openERKNSt7__cxx1112basic_stringIcS1_SaIcEEESt13_Ios_Openmode "
      "_ZNSt14basic_ifstreamIcSt11char_traitsIcEE4openERKNSt7__cxx1112basic_stringIcS1_SaIcEEESt13_Ios_Openmode "
      "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1ESt16initializer_listIcERKS3_ "
-     "_ZNSt11logic_errorC2ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE _ZNSt11logic_errorC2ERKS_ "
+     "_ZNSt11logic_errorC2ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE "
      "_ZNSt13__future_base12_Result_baseC2Ev", _SRET_STRING)
 _add("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5eraseEN9__gnu_cxx17__normal_iteratorIPKcS4_EE "
      "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5eraseEN9__gnu_cxx17__normal_iteratorIPKcS4_EES9_",
@@ -688,9 +702,12 @@ _add("_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St12_Setiosflags "
      "_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St5_Setw "
      "_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St8_Setbase "
      "_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_h _ZNSirsERt _ZNSirsERx _ZNSirsERy _ZNSi5ungetEv "
-     "_ZNSt9basic_iosIcSt11char_traitsIcEE5imbueERKSt6locale", RET0)
+     "", RET0)
+MODELS["_ZNSt9basic_iosIcSt11char_traitsIcEE5imbueERKSt6locale"] = (
+    ("text_into", 0, "locale"), ("store_into", 0, "*+1"), ("store_into", 1, "*+2"))
 _add("_ZNSt6locale7classicEv _ZSt15future_categoryv", STATIC)
-_add("_ZSt17current_exceptionv", (("alloc_into", 0),))
+MODELS["_ZNSt11logic_errorC2ERKS_"] = (("copy", 0, 1),)
+MODELS["_ZSt17current_exceptionv"] = (("store_kept", 0, "exception"),)   # in arg 0 (sret): what was thrown
 MODELS["_ZNSt15__exception_ptr13exception_ptrC1EPv"] = (("store_into", 0, 1),)
 _add("""
 _ZNSi3getEv _ZNSt14basic_ofstreamIcSt11char_traitsIcEE7is_openEv

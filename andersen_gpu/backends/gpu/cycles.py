@@ -57,8 +57,8 @@ class CyclePolicy:
     """When to run a pass: by the wall milliseconds of the rounds since the last one.
 
     ``first_round`` and ``min_rounds_ms`` are :data:`FIRST_ROUND` and :data:`MIN_ROUNDS_MS`
-    unless given (the warm-up, :func:`andersen_gpu.warmup.warm_gpu_kernels`, asks for a pass
-    after every round)."""
+    unless given (the warm-up, :func:`andersen_gpu.warmup.warm_gpu_kernels`, asks for passes from
+    the first round on, as often as the ratio allows)."""
 
     first_round: int = field(default_factory=lambda: FIRST_ROUND)
     min_rounds_ms: float = field(default_factory=lambda: MIN_ROUNDS_MS)

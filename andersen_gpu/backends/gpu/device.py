@@ -55,10 +55,23 @@ class KernelModule:
         return fn
 
 
+def _headers_digest() -> str:
+    """A hash of every header in kernels_cu/: CuPy keys its on-disk cache by a kernel file's own
+    text and options, not by what it includes, so the source carries this in a comment and a
+    changed header compiles again instead of loading a stale binary."""
+    import hashlib
+
+    key = hashlib.sha256()
+    for h in sorted(kernels_cu.DIRECTORY.glob("*.cuh")):
+        key.update(h.name.encode() + b"\0" + h.read_bytes())
+    return key.hexdigest()[:16]
+
+
 @cupy.memoize(for_each_device=True)
 def module(name: str) -> KernelModule:
     """The kernels of ``kernels_cu/<name>`` (compiled on first use, per device)."""
-    return KernelModule(cupy.RawModule(code=kernels_cu.source(name), options=compile_options()))
+    code = kernels_cu.source(name) + f"\n// kernels_cu headers {_headers_digest()}\n"
+    return KernelModule(cupy.RawModule(code=code, options=compile_options()))
 
 
 _PROPERTIES: dict[int, dict] = {}

@@ -836,7 +836,7 @@ private:
       return it->second;
     return staticObjs[key] = heapObject("*" + callee + "()", std::nullopt, 0);
   }
-  void callReached(int from, const std::string &name);
+  int callReached(int from, const std::string &name);
   void unmodelledCall(const std::string &callee, const std::vector<int> &args, int result, const std::string &name,
                       const std::vector<const FuncInfo *> &callbacks);
   void libraryGlobal(GlobalVariable &g);
@@ -1916,14 +1916,15 @@ void Extractor::unmodelledCall(const std::string &callee, const std::vector<int>
       for (size_t k = 0; k < target->params.size(); ++k)
         B.copy(target->obj + 2 + (int)k, given);
   if (given >= 0)
-    callReached(given, name);
+    B.copy(made, callReached(given, name));  // what the functions it calls back return
 }
 
 // The functions that memory reachable from `from` holds (a table of callbacks, an object's
 // virtual table: std::thread's state) may be called, with anything reachable from `from` as
 // every argument: reach = from, reach = *(any slot of reach's objects); every parameter cell of
-// every function in reach receives reach (call geps, so only functions' cells).
-void Extractor::callReached(int from, const std::string &name) {
+// every function in reach receives reach (call geps, so only functions' cells), and what they
+// return is reachable too. Returns the node of what they return.
+int Extractor::callReached(int from, const std::string &name) {
   int reach = B.node(name + ".reach");
   B.copy(reach, from);
   B.load(reach, B.smear(reach, name + ".reach.slots"));
@@ -1932,6 +1933,12 @@ void Extractor::callReached(int from, const std::string &name) {
     B.callGep(cell, reach, 2 + k);
     B.store(cell, reach);
   }
+  int retCell = B.node(name + ".reach.ret");
+  B.callGep(retCell, reach, 1);
+  int returned = B.node(name + ".reach.returned");
+  B.load(returned, retCell);
+  B.copy(reach, returned);
+  return returned;
 }
 
 void Extractor::runFunction(FuncInfo &fi) {
@@ -2710,8 +2717,11 @@ void Extractor::applyModel(const std::string &callee, const std::vector<Effect> 
         B.store(d, B.smear(s, name + ".into"));
     } else if (kind == "call_reached") {
       int a = ref(eff[1]);
-      if (a >= 0)
-        callReached(a, name);
+      if (a >= 0) {
+        int returned = callReached(a, name);
+        if (result >= 0)
+          B.copy(result, returned);
+      }
     } else if (kind == "call") {
       int fp = ref(eff[1]);
       if (fp < 0)
