@@ -514,6 +514,10 @@ _STR = "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE"    # std::string:
 _CSTR = "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE"  # std::string:: ... const
 # may give the string a buffer of its own (a fresh block, or its short buffer), and return *this
 _STR_WRITE = (("alloc_into", 0), ("store_into", 0, 0), ("ret_arg", 0))
+# a std::string (or a stream, a path) given its own buffer in argument 0 (an sret result, a `this`)
+_SRET_STRING = (("alloc_into", 0), ("store_into", 0, 0))
+# a stream operator that fills the string in argument 1 and returns the stream (getline, >>)
+_READ_STRING = (("ret_arg", 0), ("alloc_into", 1), ("store_into", 1, 1))
 # takes the other string's buffer (moves, swaps): both sides may hold either's
 _STR_MOVE = (("copy", 0, 1), ("copy", 1, 0), ("store_into", 0, 0), ("store_into", 1, 1), ("ret_arg", 0))
 _add(" ".join(_STR + m for m in (
@@ -557,9 +561,9 @@ _add("_ZNSaIcEC1Ev _ZNSaIcEC2Ev _ZNSaIcED1Ev _ZNSaIcED2Ev _ZNSaIcEC1ERKS_ _ZNSaI
      "_ZSt21__throw_runtime_errorPKc _ZSt19__throw_range_errorPKc _ZSt20__throw_system_errori "
      "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm _ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm "
      "_ZNSt8ios_base4InitC1Ev _ZNSt8ios_base4InitD1Ev", NONE)
-# the red-black tree: a node is linked to its parent and the header and they to it (rotations may
-# link any two nodes of the tree: one heap object per allocation site holds them); stepping gives
-# a node the argument holds or the header
+# the red-black tree: insertion and erasure relink the node, its parent, the header and what they
+# hold (rotations may link any two nodes of a tree, from any allocation sites); stepping gives a
+# node the argument holds (after the relinking, every node of the tree)
 MODELS["_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_"] = _linked(1, 2, 3, "*+1", "*+2", "*+3")
 MODELS["_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_"] = (("ret_arg", 0),) + _linked(0, 1, "*+0", "*+1")
 _add("_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base _ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base "
@@ -572,15 +576,14 @@ _add("_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc _ZNSolsEi _ZNSolsE
      "_ZStlsIcSt11char_traitsIcESaIcEERSt13basic_ostreamIT_T0_ES7_RKNSt7__cxx1112basic_stringIS4_S5_T1_EE "
      "_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_c _ZNSo5flushEv _ZNSo3putEc "
      "_ZNSo5writeEPKcl", RET0)
-MODELS["_ZSt7getlineIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EE"] = (
-    ("ret_arg", 0), ("alloc_into", 1), ("store_into", 1, 1))
-MODELS["_ZSt7getlineIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EES4_"] = (
-    ("ret_arg", 0), ("alloc_into", 1), ("store_into", 1, 1))
+_add("_ZSt7getlineIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EE "
+     "_ZSt7getlineIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EES4_ "
+     "_ZStrsIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EE", _READ_STRING)
 _add("_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode "
      "_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1ERKNSt7__cxx1112basic_stringIcS1_SaIcEEESt13_Ios_Openmode "
      "_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode "
      "_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1Ev _ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1Ev",
-     (("alloc_into", 0), ("store_into", 0, 0)))
+     _SRET_STRING)
 _add("_ZNSt14basic_ifstreamIcSt11char_traitsIcEED1Ev _ZNSt14basic_ofstreamIcSt11char_traitsIcEED1Ev "
      "_ZNSt14basic_ifstreamIcSt11char_traitsIcEE7is_openEv _ZNSt14basic_ifstreamIcSt11char_traitsIcEE5closeEv "
      "_ZNSt14basic_ofstreamIcSt11char_traitsIcEE5closeEv _ZNKSt9basic_iosIcSt11char_traitsIcEE3eofEv "
@@ -592,7 +595,6 @@ _add("_ZNSt14basic_ifstreamIcSt11char_traitsIcEED1Ev _ZNSt14basic_ofstreamIcSt11
 # manipulators (std::endl) are called with the stream; locales and facets are library objects;
 # std::filesystem's paths are a string and a list the library allocates; a directory iterator
 # holds the library's directory state, its entry inside it
-_SRET_STRING = (("alloc_into", 0), ("store_into", 0, 0))   # a std::string (or path) returned in arg 0
 # a path's components: one block the library allocates, each component's string inside it
 _PATH_WRITE = (("alloc_into", 0, "linked"), ("store_into", 0, 0), ("ret_arg", 0))
 _add("_ZNSt14overflow_errorC1EPKc _ZNSt13runtime_errorC1EPKc _ZNSt13runtime_errorC2EPKc _ZNSt12out_of_rangeC1EPKc "
@@ -608,8 +610,6 @@ _add("_ZNSolsEPFRSt8ios_baseS0_E _ZNSirsEPFRSt8ios_baseS0_E", (("call", 1, ("+0"
                                                               ("ret_kept", "manipulator"), ("ret_arg", 0)))
 _add("_ZNSi6ignoreEli _ZNSi6ignoreEl _ZNSi6ignoreEv _ZNSirsERf _ZNSirsERj _ZNSi3getERc _ZNSi4readEPcl "
      "_ZNSo9_M_insertImEERSoT_ _ZNSo9_M_insertIdEERSoT_ _ZNSo9_M_insertIlEERSoT_", RET0)
-MODELS["_ZStrsIcSt11char_traitsIcESaIcEERSt13basic_istreamIT_T0_ES7_RNSt7__cxx1112basic_stringIS4_S5_T1_EE"] = (
-    ("ret_arg", 0), ("alloc_into", 1), ("store_into", 1, 1))
 _add("_ZSt9use_facetISt5ctypeIcEERKT_RKSt6locale _ZSt9use_facetINSt7__cxx117collateIcEEERKT_RKSt6locale "
      "_ZNSt3_V215system_categoryEv _ZNSt3_V216generic_categoryEv", STATIC)
 _add("_ZNSt6localeC1ERKS_ _ZNSt6localeC2ERKS_", (("copy", 0, 1),))
@@ -634,10 +634,9 @@ _add("_ZNKSt10filesystem7__cxx114path5_List5beginEv _ZNKSt10filesystem7__cxx114p
      "_ZNKSt10filesystem7__cxx1118directory_iteratordeEv _ZNKSt9basic_iosIcSt11char_traitsIcEE5rdbufEv",
      (("ret_into", "*+0"),))
 MODELS["_ZNSt10filesystem7__cxx1118directory_iteratorppEv"] = RET0
-MODELS["_ZNSt10filesystem7__cxx1118directory_iteratorC2ERKNS0_4pathENS_17directory_optionsEPSt10error_code"] = (
-    ("alloc_into", 0, "linked"),)
-MODELS["_ZNSt10filesystem7__cxx1118directory_iteratorC1ERKNS0_4pathENS_17directory_optionsEPSt10error_code"] = (
-    ("alloc_into", 0, "linked"),)
+_add("_ZNSt10filesystem7__cxx1118directory_iteratorC1ERKNS0_4pathENS_17directory_optionsEPSt10error_code "
+     "_ZNSt10filesystem7__cxx1118directory_iteratorC2ERKNS0_4pathENS_17directory_optionsEPSt10error_code",
+     (("alloc_into", 0, "linked"),))
 MODELS["_ZNSt12__shared_ptrINSt10filesystem7__cxx114_DirELN9__gnu_cxx12_Lock_policyE2EEC1EOS5_"] = (("copy", 0, 1),)
 MODELS["_ZNSt9basic_iosIcSt11char_traitsIcEE3tieEPSo"] = (("ret_arg", "*+0"), ("store_into", 0, 1))
 MODELS["_ZNKSt8time_putIcSt19ostreambuf_iteratorIcSt11char_traitsIcEEE3putES3_RSt8ios_basecPK2tmPKcSB_"] = (
@@ -671,9 +670,9 @@ _ZNSt10filesystem6existsERKNS_7__cxx114pathE _ZNSt10filesystem12is_directoryERKN
 _ZNSt12__shared_ptrINSt10filesystem7__cxx114_DirELN9__gnu_cxx12_Lock_policyE2EEC1Ev
 """, NONE)
 
-# ... and in cppcheck: std::list's node helpers link a node with its neighbours (one heap object
-# per allocation site holds a list's nodes), string streams own a string buffer, file streams
-# open into their own buffer, exception_ptr holds the in-flight exception
+# ... and in cppcheck: std::list's node helpers relink a node, its neighbours and what they hold
+# (from any allocation sites), string streams own a string buffer, file streams open into their
+# own buffer, exception_ptr holds the in-flight exception
 _LIST = "_ZNSt8__detail15_List_node_base"
 MODELS[_LIST + "7_M_hookEPS0_"] = _linked(0, 1, "*+0", "*+1")
 MODELS[_LIST + "9_M_unhookEv"] = _linked(0, "*+0")

@@ -6,6 +6,7 @@ machines without CuPy import the backend package fine.
 
 from __future__ import annotations
 
+import functools
 import os
 
 import cupy
@@ -55,10 +56,11 @@ class KernelModule:
         return fn
 
 
+@functools.cache
 def _headers_digest() -> str:
     """A hash of every header in kernels_cu/: CuPy keys its on-disk cache by a kernel file's own
     text and options, not by what it includes, so the source carries this in a comment and a
-    changed header compiles again instead of loading a stale binary."""
+    changed header compiles again instead of loading a stale binary (read once per process)."""
     import hashlib
 
     key = hashlib.sha256()
