@@ -109,6 +109,7 @@ _add("freopen64 tmpfile64 malloc calloc valloc pvalloc aligned_alloc memalign st
      "__cxa_allocate_exception mmap mmap64 fopen fopen64 fdopen freopen tmpfile popen opendir fdopendir "
      "open_memstream fmemopen tempnam get_current_dir_name newlocale duplocale", ALLOC)
 _add("realloc reallocarray", (("alloc",), ("copy", "ret", 0), ("ret_arg", 0)))  # may grow in place
+MODELS["mremap"] = MODELS["realloc"]   # a mapping moved or grown with its contents (sqlite3's VFS takes its address)
 _add("posix_memalign", (("alloc_out", 0),))
 _add("asprintf vasprintf", (("alloc_out", 0),))
 _add("getline getdelim", (("alloc_out", 0),))
