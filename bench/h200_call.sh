@@ -19,6 +19,10 @@
 #     ROUNDS_INPUT's (default git) rounds as they happen for ROUNDS_S seconds (bench/gpu_rounds.py),
 #     WALKS_INPUTS' rounds with walk geps and without (each cut at WALKS_S; step "walks", not in the default),
 #     the corpus on the GPU one program at a time, each for at most GPU_TIMEOUT_S.
+# Steps not in the default: "compiles" (the kernels a corpus solve compiles after the warm-up,
+# bench/kernel_compiles.py), "pool" (POOL_INPUTS solved with the pool's default start and each of
+# POOL_CAPS, bench/pool_start.py), "compare" (the paper inputs with each tree under .compare/<rev>/,
+# made here by `git archive <rev> | tar x -C .compare/<rev>`, between two runs of this tree).
 # STEPS names the steps to run (default all: "tests cuda paper rounds corpus"; the cpu backend
 # runs with corpus), so that the work can be split over two calls.
 # A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
@@ -41,13 +45,16 @@ ROUNDS_S=${ROUNDS_S:-45}
 CUDA_S=${CUDA_S:-200}
 PAPER_S=${PAPER_S:-120}
 ROUNDS_INPUT=${ROUNDS_INPUT:-git}
+POOL_INPUTS=${POOL_INPUTS:-bash tmux nginx btop sqlite3 perl git vim cppcheck python3.11}
+POOL_CAPS=${POOL_CAPS:-262144 1048576}
+POOL_S=${POOL_S:-200}
 WALKS_INPUTS=${WALKS_INPUTS:-sqlite3 vim git}
 WALKS_S=${WALKS_S:-40}
 STEPS=" ${STEPS:-tests cuda paper rounds corpus} "   # a call may run some: STEPS="tests cuda paper"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 OUT=${OUT:?the device tool sets OUT}
 RES="bench/results/h200-$ANDERSEN_COMMIT"
-mkdir -p "$RES"/{cpu,gpu,paper,cuda}
+mkdir -p "$RES"/{cpu,gpu,paper,cuda,compare}
 S=$(date +%s)
 pack() { tar czf "$OUT/results.tgz.part" "$RES" 2>/dev/null && mv "$OUT/results.tgz.part" "$OUT/results.tgz"; }
 el() { pack; echo "[$(( $(date +%s) - S )) s] $*"; }   # packed before every step: a cut call keeps what ran
@@ -90,6 +97,31 @@ if want cuda; then
     el "CUDA kernels"
     timeout "$CUDA_S" python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
     tail -2 "$RES/cuda/log.txt"
+fi
+if want compiles; then
+    # after the warm-up, in a new process: any kernel a corpus solve still compiles, named
+    el "kernels the warm-up missed (bench/kernel_compiles.py on the corpus dumps)"
+    timeout 240 python3 bench/kernel_compiles.py $(ls -Sr .corpus-dumps/*.npz) --out "$RES/gpu/compiles" \
+        > "$RES/gpu/compiles.jsonl" 2> "$RES/gpu/compiles.err"
+    grep -c '"kernels"' "$RES/gpu/compiles.jsonl"
+fi
+if want pool; then
+    el "the pool's start: default against POOL_CAPS (bench/pool_start.py)"
+    timeout "$POOL_S" python3 bench/pool_start.py $(for p in $POOL_INPUTS; do echo .corpus-dumps/$p.npz; done) \
+        $(for c in $POOL_CAPS; do echo --capacity $c; done) --out "$RES/gpu/pool-start.csv" > "$RES/gpu/pool-start.txt" 2>&1
+    tail -3 "$RES/gpu/pool-start.txt"
+fi
+if want compare; then
+    # the paper inputs with the trees under .compare/<rev>/ (git archive of <rev>), between two runs
+    # of this tree, one process after another on one host: ratios from one call
+    for T in head-1 $(ls .compare 2>/dev/null) head-2; do
+        el "paper inputs, gpu, $T"
+        DIR=$([[ $T == head-* ]] && echo . || echo ".compare/$T")
+        [[ $DIR == . ]] || ln -sfn "$PWD/.inputs" "$DIR/.inputs"
+        (cd "$DIR" && PYTHONPATH=. timeout "$PAPER_S" python3 bench/gpu_paper_inputs.py time --repeat 3 \
+            --out "$OLDPWD/$RES/compare/$T") > "$RES/compare-$T.txt" 2>&1
+        tail -1 "$RES/compare-$T.txt"
+    done
 fi
 if want rounds; then
     el "$ROUNDS_INPUT's rounds on the gpu, streamed (cut at ROUNDS_S)"

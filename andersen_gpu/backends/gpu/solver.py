@@ -201,7 +201,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
                  copy_back_ms=round((t_back - t_solved) * 1e3, 3),
                  final_edges=final_edges, distinct_sets=n_sets,
                  sets_made=store.sets_made + counts.nsets, live_sets=counts.nsets,
-                 pool_elements_used=counts.top, compactions=store.compactions,
+                 pool_elements_used=counts.top, pool_growths=pool.growths, compactions=store.compactions,
                  staged_compactions=store.staged_compactions,
                  bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
                  memo_hits=hits, memo_misses=misses, unions=unions, delta_bits=delta_bits,
