@@ -403,6 +403,27 @@ def _missing(v) -> bool:
 
 
 # ------------------------------------------------------------------ report
+def _cross_check(df):
+    """``df`` with ``agrees`` and ``checked_against`` set again over each input's rows of one commit:
+    rows that separate runs wrote (the GPU's and the cpu backend's of one device call, merged into one
+    CSV) are compared by digest as rows of one run are; rows of different commits never are."""
+    import pandas as pd
+
+    from bench import _report
+
+    if not {"digest", "commit", "program"} <= set(df.columns):
+        return df
+    out = []
+    for _, g in df.groupby(["program", "commit"], sort=False, dropna=False):
+        rows = g.to_dict("records")
+        for r in rows:
+            r["digest"] = r["digest"] if pd.notna(r.get("digest")) else None
+        if sum(1 for r in rows if r["digest"]) >= 2:
+            _report.agreement(rows)
+        out.extend(rows)
+    return pd.DataFrame(out, columns=df.columns).loc[:, df.columns]
+
+
 def cmd_report(args) -> int:
     import pandas as pd
 
@@ -418,6 +439,8 @@ def cmd_report(args) -> int:
         if suite == "corpus" and args.extraction_from_dumps:
             df = _refresh_extraction(df, _extraction_records(args.dumps_dir))
             df.to_csv(path, index=False)
+        df = _cross_check(df)
+        df.to_csv(path, index=False)
         first = df.iloc[0]
         meta = dict(suite=suite, command=f"python -m bench report --suite {suite} (tables of an earlier run)",
                     machine=first.get("machine", "?"), gpu="", date=first.get("date", "?"),

@@ -143,6 +143,23 @@ def test_agreement_verdicts():
     assert rows[0]["agrees"] is False
 
 
+def test_report_compares_rows_of_separate_runs_at_one_commit():
+    # a device call writes the GPU's and the cpu backend's rows in two runs ("gpu only", "cpu only");
+    # merged into one CSV, the report compares their digests, but never across commits
+    df = pd.DataFrame([
+        dict(program="a", backend="gpu", commit="c1", digest="x", agrees=None, checked_against="gpu only"),
+        dict(program="a", backend="cpu", commit="c1", digest="x", agrees=None, checked_against="cpu only"),
+        dict(program="b", backend="gpu", commit="c1", digest="x", agrees=None, checked_against="gpu only"),
+        dict(program="b", backend="cpu", commit="c1", digest="y", agrees=None, checked_against="cpu only"),
+        dict(program="c", backend="gpu", commit="c1", digest="x", agrees=None, checked_against="gpu only"),
+        dict(program="c", backend="cpu", commit="c2", digest="y", agrees=None, checked_against="cpu only"),
+    ])
+    out = driver._cross_check(df)
+    assert list(out.columns) == list(df.columns) and len(out) == 6
+    assert out.agrees.tolist()[:4] == [True, True, False, False]
+    assert out.checked_against.tolist() == ["gpu = cpu"] * 4 + ["gpu only", "cpu only"]
+
+
 def test_plan_runs_cpu_in_parallel_after_the_gpu_pass(tmp_path):
     (tmp_path / "big.npz").write_bytes(b"x" * 100)
     (tmp_path / "small.npz").write_bytes(b"x")
