@@ -22,6 +22,8 @@ import re
 import sys
 from pathlib import Path
 
+from ._report import cpu_gpu_ratio
+
 #: The goal of the project for the GPU over the paper's original CUDA code (geometric mean).
 GOAL_OVER_ORIGINAL = 3.0
 
@@ -216,8 +218,9 @@ def render_corpus(rows: list[dict], source: str) -> str:
     timed = [b for b in ("gpu", "cpu", "reference")
              if any(r.get("backend") == b and _num(r.get("solve_ms_median")) is not None for r in rows)]
     header = ["program", "instructions", "constraints_after", "preprocess_ms"]
+    objects = [b for b in timed if any(r.get("backend") == b and _num(r.get("objects_ms")) is not None for r in rows)]
     for b in timed:
-        header += [f"{b}_ms"] + ([f"{b}_runs"] if b != "reference" else [])
+        header += [f"{b}_ms"] + ([f"{b}_objects_ms"] if b in objects else []) + ([f"{b}_runs"] if b != "reference" else [])
     if {"gpu", "cpu"} <= set(timed):
         header.append("cpu/gpu")
     gpu_cols = "gpu" in timed and any(_num(r.get("device_bytes_per_fact")) is not None for r in rows)
@@ -233,15 +236,19 @@ def render_corpus(rows: list[dict], source: str) -> str:
             return next((r[col] for r in g if _num(r.get(col)) is not None), None)
 
         line = [p, _int(first("llvm_instructions")), _int(first("constraints_after")), _ms(first("preprocess_ms"))]
-        ms = {}
+        ms, obj = {}, {}
         for b in timed:
             hit = next((r for r in g if r.get("backend") == b and _num(r.get("solve_ms_median")) is not None), None)
             ms[b] = _num(hit["solve_ms_median"]) if hit else None
+            obj[b] = _num(hit.get("objects_ms")) if hit else None
             line.append(_ms(ms[b]))
+            if b in objects:
+                line.append(_ms(obj[b]))
             if b != "reference":
                 line.append(_int(hit.get("runs")) if hit else "")
         if {"gpu", "cpu"} <= set(timed):
-            line.append(f"{ms['cpu'] / ms['gpu']:.2f}" if ms["cpu"] and ms["gpu"] else "")
+            line.append(f"{cpu_gpu_ratio(ms['cpu'], obj['cpu'], ms['gpu'], obj['gpu']):.2f}"
+                        if ms["cpu"] and ms["gpu"] else "")
         if gpu_cols:
             hit = next((r for r in g if r.get("backend") == "gpu" and _num(r.get("solve_ms_median")) is not None), {})
             bpf = _num(hit.get("device_bytes_per_fact"))

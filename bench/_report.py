@@ -15,6 +15,14 @@ LEAD_COLUMNS = ("suite", "program", "backend", "device", "commit", "llvm_instruc
 TIMED_BACKENDS = ("gpu", "cpu", "reference")
 
 
+def cpu_gpu_ratio(cpu_ms: float, cpu_objects_ms, gpu_ms: float, gpu_objects_ms) -> float:
+    """The cpu backend's time over the GPU's, each with its own object-level solve where it ran one
+    (``*_objects_ms`` None or NaN where not): the ratio every corpus table shows."""
+    def ms(x) -> float:
+        return 0.0 if x is None or x != x else float(x)
+    return (cpu_ms + ms(cpu_objects_ms)) / (gpu_ms + ms(gpu_objects_ms))
+
+
 def agreement(rows: list[dict]) -> None:
     """Set ``agrees`` and ``checked_against`` on the rows of one input, in place.
 
@@ -76,9 +84,9 @@ def summary(df):
                 row["gpu_peak_MiB"] = hit.peak_device_mib.iloc[0]
                 if "device_bytes_per_fact" in hit:
                     row["gpu_bytes/fact"] = hit.device_bytes_per_fact.iloc[0]
-        if row.get("gpu_ms") and row.get("cpu_ms"):   # each with its own object-level solve, where it ran one
-            row["cpu/gpu"] = round((row["cpu_ms"] + (row.get("cpu_objects_ms") or 0))
-                                   / (row["gpu_ms"] + (row.get("gpu_objects_ms") or 0)), 2)
+        if row.get("gpu_ms") and row.get("cpu_ms"):
+            row["cpu/gpu"] = round(cpu_gpu_ratio(row["cpu_ms"], row.get("cpu_objects_ms"),
+                                                 row["gpu_ms"], row.get("gpu_objects_ms")), 2)
         if "collapsed_objects" in first and pd.notna(first.get("collapsed_objects")):
             row["collapsed_objects"] = first.get("collapsed_objects")
         solved = g[g.digest.notna()] if "digest" in g else g.iloc[:0]
