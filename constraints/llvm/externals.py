@@ -554,6 +554,27 @@ _add(" ".join(_STR + m for m in (
     "17find_first_not_ofEPKcm 17find_first_not_ofEcm 16find_last_not_ofEPKcm 16find_last_not_ofEcm "
     "7compareEPKc 7compareERKS4_ 7compareEmmPKc 7compareEmmPKcm 7compareEmmRKS4_ 4copyEPcmm "
     "11_M_is_localEv 15_M_check_lengthEmmPKc 8_M_checkEmPKc 15_M_limit_lengthEmm 11_M_disjunctEPKc").split()), NONE)
+def _wide(name: str) -> str | None:
+    """The std::wstring member of a std::string member's mangled name (the same shape: ``char``
+    ``c`` becomes ``wchar_t`` ``w`` in the parameters), or None where the name is not that plain
+    (a parameter of a nested type: an iterator)."""
+    narrow = "IcSt11char_traitsIcESaIcEE"
+    for prefix in (_STR, _CSTR):
+        if name.startswith(prefix):
+            head, sep, params = name[len(prefix):].partition("E")
+            if not sep or "N" in params:
+                return None
+            return prefix.replace(narrow, "IwSt11char_traitsIwESaIwEE") + head + sep + params.replace("c", "w")
+    return None
+
+
+# std::wstring (also an extern template of the library): the same members, the same models
+for _name in [n for n in MODELS if n.startswith((_STR, _CSTR))]:
+    _w = _wide(_name)
+    if _w is not None:
+        MODELS.setdefault(_w, MODELS[_name])
+
+
 # std::allocator<char>, the exceptions the library throws (a message copied into the exception)
 _add("_ZNSaIcEC1Ev _ZNSaIcEC2Ev _ZNSaIcED1Ev _ZNSaIcED2Ev _ZNSaIcEC1ERKS_ _ZNSaIcEC2ERKS_ "
      "_ZSt20__throw_length_errorPKc _ZSt19__throw_logic_errorPKc _ZSt20__throw_out_of_rangePKc "
@@ -723,6 +744,35 @@ _ZNSt9basic_iosIcSt11char_traitsIcEE8setstateESt12_Ios_Iostate _ZSt11_Hash_bytes
 _ZNSt19__codecvt_utf8_baseIwED2Ev
 """, NONE)
 MODELS["_ZSt17rethrow_exceptionNSt15__exception_ptr13exception_ptrE"] = (("throw", "*0"),)
+# ... and what btop and cppcheck only take the address of (a call through the pointer gets the
+# model): the destructors __cxa_throw is handed, the manipulators passed to operator<<, and the
+# members of the std::codecvt_utf8 a program instantiates (in its virtual table), whose in and out
+# conversions leave from_next and to_next inside the buffers given (this is argument 0)
+_add("_ZNSt12out_of_rangeD1Ev _ZNSt14overflow_errorD1Ev _ZNSt11regex_errorD1Ev _ZNSt9bad_allocD1Ev "
+     "_ZNKSt19__codecvt_utf8_baseIwE11do_encodingEv _ZNKSt19__codecvt_utf8_baseIwE13do_max_lengthEv "
+     "_ZNKSt19__codecvt_utf8_baseIwE16do_always_noconvEv "
+     "_ZNKSt19__codecvt_utf8_baseIwE9do_lengthER11__mbstate_tPKcS4_m", NONE)
+_add("_ZSt4endlIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_ "
+     "_ZSt5flushIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_ "
+     "_ZSt2wsIcSt11char_traitsIcEERSt13basic_istreamIT_T0_ES6_", (("ret_arg", 0),))
+_add("_ZNKSt19__codecvt_utf8_baseIwE6do_outER11__mbstate_tPKwS4_RS4_PcS6_RS6_ "
+     "_ZNKSt19__codecvt_utf8_baseIwE5do_inER11__mbstate_tPKcS4_RS4_PwS6_RS6_",
+     (("store_into", 4, 2), ("store_into", 7, 5)))
+MODELS["_ZNKSt19__codecvt_utf8_baseIwE10do_unshiftER11__mbstate_tPcS3_RS3_"] = (("store_into", 4, 2),)
+_add("_ZNSt6localeC1EPKc _ZNSt6localeC2EPKc _ZNSt7codecvtIwc11__mbstate_tEC2Em "
+     "_ZNSt7codecvtIwc11__mbstate_tEC1Em", (("text_into", 0, "locale"),))
+MODELS["_ZSt9use_facetISt8time_putIcSt19ostreambuf_iteratorIcSt11char_traitsIcEEEERKT_RKSt6locale"] = STATIC
+# cppcheck's crash handler and exception_ptr: backtrace fills its buffer with code addresses (no
+# object), backtrace_symbols returns one block whose strings lie inside it; readdir_r sets *result
+# to the entry it was given; __cxa_demangle returns the buffer given, grown, or a block of its own;
+# __cxa_init_primary_exception returns the header of the exception it is given (just before it,
+# in the same block) and calls the destructor given with that exception when the last reference goes
+_add("backtrace backtrace_symbols_fd", NONE)
+MODELS["backtrace_symbols"] = (("alloc",), ("store_into", "ret", "ret"))
+_add("readdir_r readdir64_r", (("store_into", 2, 1),))
+MODELS["__cxa_demangle"] = (("alloc",), ("ret_arg", 1))
+MODELS["__cxa_init_primary_exception"] = (("ret_into", 0), ("call", 2, (0,)))
+MODELS["_ZStlsIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_St8_SetfillIS3_E"] = RET0
 
 # -- CUDA (constraints/llvm/cuda.py links host and device into one module) --
 # host: the runtime API. Allocations write a fresh object of the call site into *arg;

@@ -1872,9 +1872,13 @@ void Extractor::modelBodies() {
     int result = fi.f->getReturnType()->isPointerTy() ? F + 1 : -1;
     std::string name = "@" + fi.name + ".model";
     const std::vector<Effect> *model = models.modelFor(fi.name);
-    if (model == nullptr)
+    if (model == nullptr) {
+      // called through a pointer with what the caller hands it: reported as a direct call
+      // would be, where a pointer can go in or out
+      if (result >= 0 || std::any_of(args.begin(), args.end(), [](int a) { return a >= 0; }))
+        count(unmodelled, unmodelledIndex, fi.name);
       unmodelledCall(fi.name, args, result, name, {});
-    else
+    } else
       applyModel(fi.name, *model, args, [](size_t) { return std::optional<long>(); }, result, name, 0, false);
   }
 }
