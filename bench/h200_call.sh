@@ -99,9 +99,10 @@ if want cuda; then
     tail -2 "$RES/cuda/log.txt"
 fi
 if want compiles; then
-    # after the warm-up, in a new process: any kernel a corpus solve still compiles, named
+    # after the warm-up, in a new process: any kernel that what tests/test_warmup.py solves, or a
+    # corpus solve, still compiles, named
     el "kernels the warm-up missed (bench/kernel_compiles.py on the corpus dumps)"
-    timeout 240 python3 bench/kernel_compiles.py $(ls -Sr .corpus-dumps/*.npz) --out "$RES/gpu/compiles" \
+    timeout 240 python3 bench/kernel_compiles.py --samples $(ls -Sr .corpus-dumps/*.npz) --out "$RES/gpu/compiles" \
         > "$RES/gpu/compiles.jsonl" 2> "$RES/gpu/compiles.err"
     grep -c '"kernels"' "$RES/gpu/compiles.jsonl"
 fi

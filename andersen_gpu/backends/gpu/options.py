@@ -23,8 +23,9 @@ class GpuOptions:
         (``andersen_gpu.preprocess.order``): a set costs every kernel its number of 960-bit
         elements. The solution is mapped back (same solution).
     capacity : int or None
-        Initial pool capacity in 128-byte elements (default: from the input's size). The pool
-        is compacted and resized as the solve goes.
+        Initial pool capacity in 128-byte elements, also the least the pool is compacted to
+        (default: ``solver.INITIAL_CAPACITY``, 2**18). The pool grows and is compacted as the
+        solve goes.
     online_cycles : bool
         Between rounds, now and then, find the cycles that loads and stores made in the copy
         graph and merge each into one node (:mod:`.cycles`; same solution, fewer sets).
