@@ -81,6 +81,14 @@ if want corpus; then
     CPU=$!
 fi
 
+if want compiles; then
+    # right after the warm-up (the tests fill the cache), in a new process: any kernel that what
+    # tests/test_warmup.py solves, or a corpus solve, still compiles, named
+    el "kernels the warm-up missed (bench/kernel_compiles.py on the corpus dumps)"
+    timeout 240 python3 bench/kernel_compiles.py --samples $(ls -Sr .corpus-dumps/*.npz) --out "$RES/gpu/compiles" \
+        > "$RES/gpu/compiles.jsonl" 2> "$RES/gpu/compiles.err"
+    grep -c '"kernels"' "$RES/gpu/compiles.jsonl"
+fi
 if want tests; then
     el "gpu tests"
     # every test marked gpu: the backend's, the rules', the alias and CUDA programs' (with .llvm-extracts)
@@ -98,14 +106,6 @@ if want cuda; then
     timeout "$CUDA_S" python3 bench/cuda_device_run.py --ncu --out "$RES/cuda" > "$RES/cuda/log.txt" 2>&1
     tail -2 "$RES/cuda/log.txt"
 fi
-if want compiles; then
-    # after the warm-up, in a new process: any kernel that what tests/test_warmup.py solves, or a
-    # corpus solve, still compiles, named
-    el "kernels the warm-up missed (bench/kernel_compiles.py on the corpus dumps)"
-    timeout 240 python3 bench/kernel_compiles.py --samples $(ls -Sr .corpus-dumps/*.npz) --out "$RES/gpu/compiles" \
-        > "$RES/gpu/compiles.jsonl" 2> "$RES/gpu/compiles.err"
-    grep -c '"kernels"' "$RES/gpu/compiles.jsonl"
-fi
 if want pool; then
     el "the pool's start: default against POOL_CAPS (bench/pool_start.py)"
     timeout "$POOL_S" python3 bench/pool_start.py $(for p in $POOL_INPUTS; do echo .corpus-dumps/$p.npz; done) \
@@ -114,7 +114,9 @@ if want pool; then
 fi
 if want compare; then
     # the paper inputs with the trees under .compare/<rev>/ (git archive of <rev>), between two runs
-    # of this tree, one process after another on one host: ratios from one call
+    # of this tree, one process after another on one host: ratios from one call. An exported tree
+    # compiles every kernel again on its first input (the include folder is a compile option):
+    # give PAPER_S a minute more than the inputs take
     for T in head-1 $(ls .compare 2>/dev/null) head-2; do
         el "paper inputs, gpu, $T"
         DIR=$([[ $T == head-* ]] && echo . || echo ".compare/$T")
