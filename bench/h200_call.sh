@@ -22,7 +22,8 @@
 # Steps not in the default: "compiles" (the kernels a corpus solve compiles after the warm-up,
 # bench/kernel_compiles.py), "pool" (POOL_INPUTS solved with the pool's default start and each of
 # POOL_CAPS, bench/pool_start.py), "compare" (the paper inputs with each tree under .compare/<rev>/,
-# made here by `git archive <rev> | tar x -C .compare/<rev>`, between two runs of this tree).
+# made here by `git archive <rev> | tar x -C .compare/<rev>`, between two runs of this tree), "profile"
+# (PROFILE_INPUTS' rounds with the kernels' cycle counters, ANDERSEN_GPU_PROFILE=1).
 # STEPS names the steps to run (default all: "tests cuda paper rounds corpus"; the cpu backend
 # runs with corpus), so that the work can be split over two calls.
 # A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
@@ -45,6 +46,7 @@ ROUNDS_S=${ROUNDS_S:-45}
 CUDA_S=${CUDA_S:-200}
 PAPER_S=${PAPER_S:-120}
 ROUNDS_INPUT=${ROUNDS_INPUT:-git}
+PROFILE_INPUTS=${PROFILE_INPUTS:-python3.11}
 POOL_INPUTS=${POOL_INPUTS:-bash tmux nginx btop sqlite3 perl git vim cppcheck python3.11}
 POOL_CAPS=${POOL_CAPS:-262144 1048576}
 POOL_S=${POOL_S:-200}
@@ -131,6 +133,16 @@ if want rounds; then
     timeout $((ROUNDS_S + 30)) python3 bench/gpu_rounds.py ".corpus-dumps/$ROUNDS_INPUT.npz" --timing \
         --max-s "$ROUNDS_S" > "$RES/gpu/$ROUNDS_INPUT-rounds.jsonl" 2> "$RES/gpu/$ROUNDS_INPUT-rounds.err"
     tail -1 "$RES/gpu/$ROUNDS_INPUT-rounds.jsonl" | cut -c1-600
+fi
+if want profile; then
+    # the kernels compiled with their cycle counters (ANDERSEN_GPU_PROFILE=1: a compile of every
+    # kernel file, about a minute, and slower kernels): where emit's time goes, and its longest item
+    for P in $PROFILE_INPUTS; do
+        el "$P's rounds on the gpu, profiled"
+        ANDERSEN_GPU_PROFILE=1 timeout $((ROUNDS_S + 120)) python3 bench/gpu_rounds.py ".corpus-dumps/$P.npz" \
+            --timing --max-s "$ROUNDS_S" > "$RES/gpu/$P-profile.jsonl" 2> "$RES/gpu/$P-profile.err"
+        tail -1 "$RES/gpu/$P-profile.jsonl" | cut -c1-300
+    done
 fi
 if want walks; then
     # walk geps on and off, side by side: each input's rounds streamed, cut at WALKS_S

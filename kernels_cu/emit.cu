@@ -278,6 +278,7 @@ emit(const u32* __restrict__ chg, u64 nchg, const u32* __restrict__ lptrs, u64 n
             ? emit_one_changed(p, s, shift_memo, img_memo, em, g, chg[i], P, D, Pold, C, cap_c, G, cap_g, sh, hd)
             : emit_one_load(p, s, img_memo, em, g, lptrs[i - nchg], D, Pold, ch, cb, C, cap_c, hd);
         PROF_ADD(ctl, i < nchg ? PF_EMIT_CHANGED : PF_EMIT_LOADS, t0);
+        PROF_MAX(ctl, PF_EMIT_ITEM_MAX, clock64() - t0);
         if (!ok) return;
     }
 }

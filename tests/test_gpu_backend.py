@@ -365,3 +365,25 @@ def test_field_insensitive_pairs_are_counted():
     assert sol == reference.solve(cs)
     assert sorted(sol.points_to(n0 + k - 1).tolist()) == [1, 3]
     assert sol.stats.notes["round_retries"] == 0
+
+
+def test_profile_counters_name_the_longest_emit_item():
+    # ANDERSEN_GPU_PROFILE=1 (read at import: a process of its own) compiles the kernels with their
+    # cycle counters; the longest single item of emit is at most all of emit's items together
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    script = ("from tests.emu import requested, install\n"
+              "if requested():\n    install()\n"
+              "import json, andersen_gpu\nfrom andersen_gpu import warmup\n"
+              "sol = andersen_gpu.solve(warmup.gpu_sample_set(values=1500, seed=2), backend='gpu')\n"
+              "print(json.dumps(sol.stats.notes['profile']))\n")
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=1800,
+                         env=dict(os.environ, ANDERSEN_GPU_PROFILE="1", PYTHONPATH=str(root)))
+    assert res.returncode == 0, res.stderr[-2000:]
+    prof = json.loads(res.stdout.strip().splitlines()[-1])
+    assert 0 < prof["emit_item_max_cycles"] <= prof["emit_changed_cycles"] + prof["emit_loads_cycles"]
+    assert prof["images_full"] > 0 and prof["elem_images"] > 0
