@@ -165,7 +165,8 @@ def test_corpus_externals_have_models():
     the variants glibc's headers call instead (large-file, fortified, C99 scanf)."""
     variants = "glob64 globfree64 statfs64 pwritev64 readdir64 scandir64 nftw64 __fgets_chk __realpath_chk " \
                "__asprintf_chk __isoc99_sscanf __exp_finite __sysv_signal".split()
-    missing = [n for n in CORPUS_EXTERNALS + CORPUS_EXTERNALS_2 + variants if model_for(n) is None]
+    outside = ["inotify_add_watch"]   # lighttpd's one, built outside the corpus's default list
+    missing = [n for n in CORPUS_EXTERNALS + CORPUS_EXTERNALS_2 + variants + outside if model_for(n) is None]
     assert not missing, f"no model: {missing}"
     assert model_for("__realpath_chk") == model_for("realpath") and model_for("glob64") == model_for("glob")
 

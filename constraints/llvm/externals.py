@@ -505,7 +505,7 @@ _add("event_config_free event_config_set_flag event_config_avoid_method", NONE)
 MODELS["event_base_set"] = (("keep", 0, "event.base"),)
 MODELS["getsubopt"] = (("store_into", 0, "*0"), ("store_into", 2, "*0"))
 _add("pthread_setname_np pthread_getname_np innetgr lchmod lutimes mallinfo mallinfo2 openlog syslog vsyslog "
-     "closelog setlogmask llvm.x86.sse3.ldu.dq", NONE)
+     "closelog setlogmask llvm.x86.sse3.ldu.dq inotify_add_watch", NONE)   # (lighttpd: the path is only read)
 
 # -- libstdc++ (seen unmodelled in ninja-build, a C++ program): the members of std::string that the
 # library instantiates itself (basic_string<char> is an extern template), the red-black tree's
