@@ -11,6 +11,8 @@
 #   sqlite3   bench/annotate_e2e/work.sql in :memory: (indexes, CTEs, window functions, JSON, FTS5)
 #   lua5.4    bench/annotate_e2e/work.lua (tables, sorting, closures, coroutines, metatables, GC)
 #   ninja     (ninja-build) dry run, eight -t tools and a real -j2 build of ninja's own source tree
+#   curl      offline: file:// URLs with headers, ranges, globs and #N output names, --write-out,
+#             a config file, --help all, and the errors of a missing file and a malformed URL
 # One line per program: SAME or DIFFERENT, and whether the two executables differ (the facts changed
 # the optimised code). Exit status 1 when any output differs. Programs not built are skipped.
 set -uo pipefail
@@ -70,5 +72,29 @@ if [[ -n "$SRC" ]] && build ninja-build; then
         cd "$W"
     done
     report ninja-build
+fi
+if [[ -f "$REPO/.corpus/curl/curl.bc" ]] && build curl -lssl -lcrypto -lz -lpthread; then
+    D="$W/curl-files"
+    rm -rf "$D" && mkdir -p "$D" && seq 1 20000 > "$D/a.txt" && printf 'one\ntwo\n' > "$D/b.txt"
+    printf 'url = "file://%s/b.txt"\nwrite-out = "%%{url_effective} %%{size_download}\\n"\n' "$D" > "$D/config"
+    for v in curl curl.annot; do
+        rm -rf "$D/out-$v" && mkdir "$D/out-$v"
+        {
+            B="$W/$v.bin"
+            echo "== get"; "$B" -s "file://$D/b.txt"
+            echo "== head"; "$B" -s -I "file://$D/a.txt" | grep -v '^Last-Modified'
+            echo "== ranges"; "$B" -s -r 100-140 "file://$D/a.txt"; echo; "$B" -s -r -30 "file://$D/a.txt"
+            echo "== glob"; "$B" -s "file://$D/{a,b}.txt" -o "$D/out-$v/#1.copy" --create-dirs \
+                -w '%{url_effective} %{size_download} %{http_code}\n' | sed "s#$D#D#g"
+            cmp "$D/out-$v/a.copy" "$D/a.txt" && cmp "$D/out-$v/b.copy" "$D/b.txt" && echo copies equal
+            echo "== config"; "$B" -s -K "$D/config" | sed "s#$D#D#g"
+            echo "== sequence"; "$B" -s "file://$D/[a-b].txt" | md5sum
+            echo "== help"; "$B" --help all | md5sum
+            echo "== version"; "$B" --version | head -1
+            echo "== missing"; "$B" -s "file://$D/none.txt"; echo "rc=$?"
+            echo "== malformed"; "$B" -s "htp//x"; echo "rc=$?"
+        } > "$W/$v.out" 2>&1
+    done
+    report curl
 fi
 exit $status
