@@ -375,14 +375,19 @@ def test_profile_counters_name_the_longest_emit_item():
     import subprocess
     import sys
 
+    from tests import emu
+
     root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, ANDERSEN_GPU_PROFILE="1", PYTHONPATH=str(root))
+    if emu.active():   # (tests/test_gpu_emulated.py runs this in a process with the emulator installed)
+        env[emu.ENV] = "1"
     script = ("from tests.emu import requested, install\n"
               "if requested():\n    install()\n"
               "import json, andersen_gpu\nfrom andersen_gpu import warmup\n"
               "sol = andersen_gpu.solve(warmup.gpu_sample_set(values=1500, seed=2), backend='gpu')\n"
               "print(json.dumps(sol.stats.notes['profile']))\n")
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, timeout=1800,
-                         env=dict(os.environ, ANDERSEN_GPU_PROFILE="1", PYTHONPATH=str(root)))
+                         env=env)
     assert res.returncode == 0, res.stderr[-2000:]
     prof = json.loads(res.stdout.strip().splitlines()[-1])
     assert 0 < prof["emit_item_max_cycles"] <= prof["emit_changed_cycles"] + prof["emit_loads_cycles"]

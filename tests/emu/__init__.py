@@ -59,6 +59,12 @@ def _import_fake():
     return cupy
 
 
+def active() -> bool:
+    """True when ``cupy`` in this process is the emulator's stand-in (installed, or inside
+    :func:`emulated`): a subprocess that should solve as this one does needs ``ENV=1``."""
+    return _is_fake(sys.modules.get("cupy"))
+
+
 def install():
     """Make ``cupy`` the emulator's stand-in for the rest of the process; returns it.
 
