@@ -653,6 +653,33 @@ def test_cpp_library_members_a_program_takes_the_address_of_have_models(tmp_path
     assert not stats.unmodelled_calls, dict(stats.unmodelled_calls)
 
 
+LOADED_CODE_C = r"""
+#include <dlfcn.h>
+#include <stdio.h>
+int plugin_api(int *p) { return *p; }
+int main(int argc, char **argv) {
+  void *h = dlopen(argc > 1 ? argv[1] : "libm.so.6", RTLD_NOW);
+  double (*f)(double) = (double (*)(double))dlsym(h, "cos");
+  int (*self)(int *) = (int (*)(int *))dlsym(RTLD_DEFAULT, "plugin_api");
+  void *next = dlsym(RTLD_NEXT, "malloc");
+  int x = 1;
+  printf("%f %d %p\n", f(0.0), self(&x), next);
+  return 0;
+}
+"""
+
+
+def test_dlsym_into_code_loaded_at_run_time_is_reported(tmp_path):
+    """dlsym with a library handle (and RTLD_NEXT) finds code outside the program, whose effects on
+    what a call through the pointer passes are not modelled: counted and reported; with a null
+    handle (RTLD_DEFAULT) it finds the program's own functions, which are modelled."""
+    src = tmp_path / "dl.c"
+    src.write_text(LOADED_CODE_C)
+    _, stats = extract_with_stats([src])
+    assert stats.loaded_code_lookups == 2
+    assert "dlsym calls into code loaded at run time (what is passed to it is not modelled): 2" in stats.lines()
+
+
 HEAP_LAYOUT_C = r"""
 #include <stdio.h>
 #include <stdlib.h>

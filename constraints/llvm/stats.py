@@ -38,6 +38,9 @@ class ExtractStats:
         unmodelled external, which may call it with what it was given
     unknown_instructions : opcodes the extractor does not know, with counts
     inline_asm : calls to inline assembly (no pointer effect modelled)
+    loaded_code_lookups : ``dlsym`` calls with a library handle (not a null one, which finds
+        the program's own functions): code loaded at run time, whose effects on what a call
+        through the pointer passes it are not modelled
     alias_checks : alias assertions found (MAYALIAS, NOALIAS, ...)
     seconds : time per phase
     """
@@ -52,6 +55,7 @@ class ExtractStats:
     callbacks: Counter = field(default_factory=Counter)
     unknown_instructions: Counter = field(default_factory=Counter)
     inline_asm: int = 0
+    loaded_code_lookups: int = 0
     alias_checks: list[AliasCheck] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     node_kinds: dict[str, int] = field(default_factory=dict)
@@ -72,6 +76,9 @@ class ExtractStats:
             out.append(f"alias assertions: {len(self.alias_checks)}")
         if self.inline_asm:
             out.append(f"inline asm calls (not modelled): {self.inline_asm}")
+        if self.loaded_code_lookups:
+            out.append(f"dlsym calls into code loaded at run time (what is passed to it is not modelled): "
+                       f"{self.loaded_code_lookups}")
         for op, n in sorted(self.unknown_instructions.items()):
             out.append(f"unknown instruction (not modelled): {op} x{n}")
         items = sorted(self.unmodelled_calls.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -663,6 +663,7 @@ private:
   std::vector<std::pair<std::string, long>> callbacks;  // "EXTERNAL\tFUNCTION"
   std::unordered_map<std::string, size_t> callbackIndex;
   long inlineAsm = 0, definedCount = 0, declaredCount = 0, globalCount = 0;
+  long loadedCode = 0;  // dlsym calls with a library handle: code loaded at run time (not modelled)
   struct Check { std::string kind; int a, b; std::string loc, fn; };
   std::vector<Check> checks;
 
@@ -2539,6 +2540,9 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     }
     return;
   }
+  if ((callee == "dlsym" || callee == "dlvsym") && I.arg_size() > 0 &&
+      !isa<ConstantPointerNull>(I.getArgOperand(0)->stripPointerCasts()))
+    ++loadedCode;  // a symbol of a library (or RTLD_NEXT's): what calls through it do is not modelled
   const std::vector<Effect> *model = models.modelFor(callee);
   std::string res = I.getType()->isVoidTy() ? std::string() : localName(&I);
   std::string name = res.empty() ? fn->name + ":" + callee + "()" : fn->name + ":%" + res;
@@ -2791,7 +2795,7 @@ void Extractor::write(raw_ostream &out) {
   std::string stats;
   raw_string_ostream st(stats);
   st << "instructions\t" << instructions << "\nfunctions_defined\t" << definedCount << "\nfunctions_declared\t"
-     << declaredCount << "\nglobals\t" << globalCount << "\ninline_asm\t" << inlineAsm << "\n";
+     << declaredCount << "\nglobals\t" << globalCount << "\ninline_asm\t" << inlineAsm << "\nloaded_code_lookups\t" << loadedCode << "\n";
   for (unsigned op : opcodeOrder)
     st << "opcode\t" << Instruction::getOpcodeName(op) << "\t" << opcodeCounts[op] << "\n";
   for (auto &[name, n] : unmodelled)
