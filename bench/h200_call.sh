@@ -33,7 +33,10 @@
 #                                                                    238 s for python3.11)
 #   STEPS="tests paper"                                              (about 210 s)
 #   STEPS=cuda CUDA_S=550                                            (with --ncu; not yet run whole)
-# A device call's start and copies count about 200 s of device time beside the command's own.
+# A device call's start and copies count about 200 s of device time beside the command's own (270 s
+# on 2026-12-05, and 15 s for each call refused while no machine was free); a call within 30 s of the
+# last one's end finds the machine warm and pays no start. At 79d4b58 the 18 corpus programs took
+# STEPS=corpus CPU_AFTER=1 230 s, STEPS="tests paper" 164 s.
 # The results carry ANDERSEN_COMMIT (the device's copy of .git may be stale: pass it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -101,7 +104,7 @@ fi
 if want paper; then
     el "paper inputs, gpu"
     timeout "$PAPER_S" python3 bench/gpu_paper_inputs.py time --repeat 3 --out "$RES/paper" > "$RES/paper/log.txt" 2>&1
-    tail -1 "$RES/paper/log.txt"
+    grep -v "^$" "$RES/paper/log.txt" | tail -1
 fi
 if want cuda; then
     el "CUDA kernels"
@@ -125,7 +128,7 @@ if want compare; then
         [[ $DIR == . ]] || ln -sfn "$PWD/.inputs" "$DIR/.inputs"
         (cd "$DIR" && PYTHONPATH=. timeout "$PAPER_S" python3 bench/gpu_paper_inputs.py time --repeat 3 \
             --out "$OLDPWD/$RES/compare/$T") > "$RES/compare-$T.txt" 2>&1
-        tail -1 "$RES/compare-$T.txt"
+        grep -v "^$" "$RES/compare-$T.txt" | tail -1
     done
 fi
 if want rounds; then
