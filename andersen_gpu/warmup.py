@@ -146,7 +146,8 @@ def warm_gpu_kernels() -> None:
     :func:`gpu_sample_set` with online cycle passes from the first round on and a pool of one
     element to start with (so that it grows, retries rounds and is compacted), and once more
     without the offline collapse and the pointee order: every stage runs, with the dtypes a
-    real solve gives it. Needs CuPy and a device; raises what they raise.
+    real solve gives it; then a sample of 10^5 values, for the kernels CuPy picks by size. Needs
+    CuPy and a device; raises what they raise.
     """
     import kernels_cu
 
@@ -166,6 +167,12 @@ def warm_gpu_kernels() -> None:
     solve_gpu(ConstraintSet.from_lists(objects + ptrs, obj_size=[1] * objects + [0] * ptrs,
                                        addr=[(objects + p, o) for p in range(ptrs) for o in range(objects)]),
               GpuOptions(preprocess=False))
+    # CuPy's scans and reductions (cumsum, sum, nonzero, unique, boolean masks) choose their
+    # kernels by the array's size: a sample of 10^5 values, as large as a real program's arrays,
+    # reaches those that the small one does not (on the emulator, every operation and dtype a
+    # solve of bash or sqlite3 reaches at 2^16 elements or more; bench/results/h200-c2a85fb)
+    solve_gpu(gpu_sample_set(values=100_000, seed=1), GpuOptions(capacity=1),
+              CyclePolicy(first_round=1, min_rounds_ms=0.0))
 
 
 def gpu_stamp() -> Path:
