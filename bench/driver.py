@@ -438,7 +438,6 @@ def cmd_report(args) -> int:
         df = pd.read_csv(path)
         if suite == "corpus" and args.extraction_from_dumps:
             df = _refresh_extraction(df, _extraction_records(args.dumps_dir))
-            df.to_csv(path, index=False)
         df = _cross_check(df)
         df.to_csv(path, index=False)
         first = df.iloc[0]

@@ -48,11 +48,11 @@ def main() -> None:
         for s in starts:
             sols = runs[s]
             st = sols[-1].stats
-            facts = max(1, sols[-1].n_edges)
             row = dict(dump=Path(path).stem, capacity=s or "default", constraints=cs.n_constraints,
                        facts=sols[-1].n_edges, solve_ms=round(statistics.median(x.stats.solve_ms for x in sols), 1),
-                       peak_device_bytes=st.peak_device_bytes, bytes_per_fact=round(st.peak_device_bytes / facts, 4),
-                       pool_bytes=st.pool_bytes, pool_elements_used=st.notes.get("pool_elements_used"), compactions=st.notes.get("compactions"),
+                       peak_device_bytes=st.peak_device_bytes, bytes_per_fact=st.notes.get("bytes_per_fact"),
+                       pool_bytes=st.pool_bytes, pool_elements_used=st.notes.get("pool_elements_used"),
+                       compactions=st.notes.get("compactions"),
                        pool_growths=st.notes.get("pool_growths"), same=all(x == base for x in sols))
             rows.append(row)
             print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
