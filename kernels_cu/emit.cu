@@ -24,7 +24,8 @@
 //
 // One kernel, emit, one warp per item: a node y of the changed list (ΔP(y) ≠ ∅) pushes to its
 // copy, gep and load successors (C pairs) and the stores it is the pointer or the value of (G
-// pairs); a load pointer y with Pold(y) ≠ ∅ pushes Ldelta(Pold(y)) to its load successors. A
+// pairs), its gep edges past the first GEP_CHUNK split off into heavy items of their own; a load
+// pointer y with Pold(y) ≠ ∅ pushes Ldelta(Pold(y)) to its load successors. A
 // pointee z changed in the last round iff bit z of `ch` is set; `cb` has a bit per element base
 // with any such z, so Ldelta reads only the elements of Pold(y) that can contribute.
 // Pairs past a buffer's capacity are counted, not written (the host grows it and runs the
@@ -163,23 +164,17 @@ __device__ u32 shift(Pool& p, SetStore& s, u32 sid, u32 o, const u32* __restrict
     return intern_list(p, s, *(volatile u32*)hd);
 }
 
-// One node of the changed list (ΔP(y) = d ≠ ∅): its pushes. False when it gave up.
-__device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& img_memo, ElemMemo& em,
-                                 const Graph& g,
-                                 u32 y, const u32* __restrict__ P, const u32* __restrict__ D,
-                                 const u32* __restrict__ Pold, u64* C, u64 cap_c, u64* G, u64 cap_g,
-                                 u32* sh, u32* hd) {
+// A changed node's gep edges j in [j0, j1) (ΔP(y) = d ≠ ∅): (x, shift(d, o)), and with `fi` the
+// field-insensitive part of d. A node with more than GEP_CHUNK gep edges has its edges past the
+// first GEP_CHUNK pushed by heavy items, GEP_CHUNK edges each, handed to other warps (one node
+// with thousands of offsets would otherwise hold its round for thousands of shifts in a row).
+// False when it gave up.
+#define GEP_CHUNK 16
+__device__ bool emit_geps(Pool& p, SetStore& s, Memo& shift_memo, const Graph& g, u32 d, u32 j0, u32 j1,
+                          u64* C, u64 cap_c, u32* sh, u32* hd) {
     const u32 lane = lane_id();
     u64* ctl = p.ctl;
-    const u32 d = D[y];
-    if (d == 0) return true;
-    // Copy: (x, ΔP(y)) for y →c x
-    for (u32 j = g.c_ptr[y], end = g.c_ptr[y + 1]; j < end; j += 32) {
-        u32 x = j + lane < end ? g.c_dst[j + lane] : y;
-        emit_pair(x != y, (u64)x << 32 | d, C, cap_c, &ctl[CTL_C_FILL], ctl);
-    }
-    // AddPtr: (x, shift(ΔP(y), o))
-    for (u32 j = g.g_ptr[y], end = g.g_ptr[y + 1]; j < end; ++j) {
+    for (u32 j = j0; j < j1; ++j) {
         const u32 x = g.g_dst[j], o = g.g_off[j];
         u32 r = memoized(shift_memo, (u64)d << 32 | o, ctl, [&] {
             PROF_T0(t0);
@@ -199,6 +194,28 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
             emit_pair(lane == 0 && f != 0, (u64)x << 32 | f, C, cap_c, &ctl[CTL_C_FILL], ctl);
         }
     }
+    return true;
+}
+
+// One node of the changed list (ΔP(y) = d ≠ ∅): its pushes. False when it gave up.
+__device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& img_memo, ElemMemo& em,
+                                 const Graph& g,
+                                 u32 y, const u32* __restrict__ P, const u32* __restrict__ D,
+                                 const u32* __restrict__ Pold, u64* C, u64 cap_c, u64* G, u64 cap_g,
+                                 u32* sh, u32* hd) {
+    const u32 lane = lane_id();
+    u64* ctl = p.ctl;
+    const u32 d = D[y];
+    if (d == 0) return true;
+    // Copy: (x, ΔP(y)) for y →c x
+    for (u32 j = g.c_ptr[y], end = g.c_ptr[y + 1]; j < end; j += 32) {
+        u32 x = j + lane < end ? g.c_dst[j + lane] : y;
+        emit_pair(x != y, (u64)x << 32 | d, C, cap_c, &ctl[CTL_C_FILL], ctl);
+    }
+    // AddPtr: (x, shift(ΔP(y), o)), the first GEP_CHUNK gep edges (heavy items do the rest)
+    const u32 g0 = g.g_ptr[y];
+    if (!emit_geps(p, s, shift_memo, g, d, g0, min(g.g_ptr[y + 1], g0 + GEP_CHUNK), C, cap_c, sh, hd))
+        return false;
     // Load, new edges: (x, Lfull(ΔP(y)))
     if (g.l_ptr[y + 1] > g.l_ptr[y]) {
         u32 r = memoized(img_memo, IMG_FULL << 32 | d, ctl, [&] {
@@ -251,10 +268,13 @@ __device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, ElemMemo& em
     return true;
 }
 
-// emit: items [0, nchg) are the changed nodes chg[i], items [nchg, nchg + nlptrs) the load
-// pointers lptrs[i - nchg]; one warp per item, handed out by an atomic counter.
+// emit: items [0, nheavy) are the heavy gep chunks, heavy[i] = y << 32 | j (the gep edges
+// [j, j + GEP_CHUNK) of node y, pushed when y changed: D[y] ≠ 0), items [nheavy, nheavy + nchg)
+// the changed nodes chg[i - nheavy], the rest the load pointers; one warp per item, handed out
+// by an atomic counter (the heavy chunks first: they are the longest).
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-emit(const u32* __restrict__ chg, u64 nchg, const u32* __restrict__ lptrs, u64 nlptrs,
+emit(const u64* __restrict__ heavy, u64 nheavy, const u32* __restrict__ chg, u64 nchg,
+     const u32* __restrict__ lptrs, u64 nlptrs,
      const Graph* __restrict__ gd, const u32* __restrict__ P, const u32* __restrict__ D,
      const u32* __restrict__ Pold, const u32* __restrict__ ch, const u32* __restrict__ cb,
      const SetStore* __restrict__ sd, const Memo* __restrict__ shift_d, const Memo* __restrict__ img_d,
@@ -269,15 +289,23 @@ emit(const u32* __restrict__ chg, u64 nchg, const u32* __restrict__ lptrs, u64 n
     ElemMemo em = *elem_d;
     u32* sh = buf[threadIdx.x / 32];
     u32* hd = heads[threadIdx.x / 32];
-    const u64 items = nchg + nlptrs;
+    const u64 changed_end = nheavy + nchg, items = changed_end + nlptrs;
     for (;;) {
         const u64 i = next_work(&ctl[CTL_WORK]);
         if (i >= items || ovf_raised(ctl)) return;
         PROF_T0(t0);
-        const bool ok = i < nchg
-            ? emit_one_changed(p, s, shift_memo, img_memo, em, g, chg[i], P, D, Pold, C, cap_c, G, cap_g, sh, hd)
-            : emit_one_load(p, s, img_memo, em, g, lptrs[i - nchg], D, Pold, ch, cb, C, cap_c, hd);
-        PROF_ADD(ctl, i < nchg ? PF_EMIT_CHANGED : PF_EMIT_LOADS, t0);
+        bool ok = true;
+        if (i < nheavy) {
+            const u32 y = (u32)(heavy[i] >> 32), j = (u32)heavy[i], d = D[y];
+            if (d != 0)
+                ok = emit_geps(p, s, shift_memo, g, d, j, min(g.g_ptr[y + 1], j + GEP_CHUNK), C, cap_c, sh, hd);
+        } else if (i < changed_end) {
+            ok = emit_one_changed(p, s, shift_memo, img_memo, em, g, chg[i - nheavy], P, D, Pold, C, cap_c,
+                                  G, cap_g, sh, hd);
+        } else {
+            ok = emit_one_load(p, s, img_memo, em, g, lptrs[i - changed_end], D, Pold, ch, cb, C, cap_c, hd);
+        }
+        PROF_ADD(ctl, i < changed_end ? PF_EMIT_CHANGED : PF_EMIT_LOADS, t0);
         PROF_MAX(ctl, PF_EMIT_ITEM_MAX, clock64() - t0);
         if (!ok) return;
     }

@@ -243,6 +243,40 @@ def test_store_and_successor_pairs_of_one_round_stay_apart():
                                          store=[(0, 0), (0, 0), (0, 0), (1, 2), (0, 0)]))
 
 
+def test_heavy_gep_chunks_cover_every_edge_after_the_first_chunk():
+    # rows of 16, 1, 33, 0 and 33 gep edges: rows of more than GEP_CHUNK = 16 edges get one item
+    # per further chunk, at the chunk's first edge
+    import cupy
+
+    from andersen_gpu.backends.gpu.graph import GEP_CHUNK, heavy_gep_chunks
+
+    assert GEP_CHUNK == 16
+    g_ptr = cupy.asarray(np.array([0, 16, 17, 50, 50, 83], np.uint32))
+    got = cupy.asnumpy(heavy_gep_chunks(g_ptr, 5)).tolist()
+    assert got == [2 << 32 | 33, 2 << 32 | 49, 4 << 32 | 66, 4 << 32 | 82]
+    assert cupy.asnumpy(heavy_gep_chunks(g_ptr[:3], 2)).size == 0
+
+
+def test_node_with_many_geps_pushes_every_offset_each_round():
+    # y = &o0, then o1 and o2 arrive two and five rounds later down copy chains; x_i = y + i for 50
+    # offsets (four chunks: the node's own item and three heavy ones, each run in every round y
+    # changes): P(x_i) = {o0 + i, o1 + i, o2 + i}
+    size, k = 64, 50
+    y, xs = 3 * size, 3 * size + 1
+    a, b = xs + k, xs + k + 2
+    chain1 = [(a + 1, a), (y, a + 1)]
+    chain2 = [(b + j + 1, b + j) for j in range(4)] + [(y, b + 4)]
+    cs = ConstraintSet.from_lists(b + 5, obj_size={0: size, size: size, 2 * size: size},
+                                  addr=[(y, 0), (a, size), (b, 2 * size)], copy=chain1 + chain2,
+                                  gep=[(xs + i, y, i) for i in range(k)])
+    want = reference.solve(cs)
+    for i in (0, 1, 15, 16, 17, 31, 32, 48, 49):
+        assert want.points_to(xs + i).tolist() == [i, size + i, 2 * size + i]
+    for options in ({}, {"preprocess": False, "pointee_order": False}, {"capacity": 1}):
+        got = gpu_solve(cs, **options)
+        assert got == want, got.diff_report(want, labels=(f"gpu {options}", "reference"))
+
+
 def test_long_run_of_one_target():
     # b_i = a_i = &o_(i//2) and x = b_i for 3,000 i: in round 2 x receives 3,000 deltas at once
     # (pairs of equal sets: 1,500 distinct sids), one run of the union kernel

@@ -36,6 +36,9 @@ from .sort import sort_keys
 WALK = 0x80000000
 #: The flag of a call gep's offset in ``g_off`` (``CALL`` in kernels_cu/emit.cu).
 CALL = 0x40000000
+#: Gep edges per emit item (``GEP_CHUNK`` in kernels_cu/emit.cu): a node with more has the rest
+#: pushed by heavy items of that many edges each (:func:`heavy_gep_chunks`).
+GEP_CHUNK = 16
 
 
 def _u32(a: np.ndarray) -> cupy.ndarray:
@@ -77,6 +80,28 @@ def build_csr(n: int, rep: cupy.ndarray, row: cupy.ndarray, col: cupy.ndarray,
     return (ptr, col_out, off_out) if has_off else (ptr, col_out)
 
 
+def heavy_gep_chunks(g_ptr: cupy.ndarray, n: int) -> cupy.ndarray:
+    """The heavy items of emit: ``y << 32 | j`` (uint64[h]) for every node y with more than
+    :data:`GEP_CHUNK` gep edges and every chunk of its edges after the first, j the chunk's
+    first edge in ``g_dst``/``g_off``; ordered by node, then chunk. One host synchronisation
+    (the count)."""
+    if not n:
+        return cupy.zeros(0, cupy.uint64)
+    start = g_ptr[:n].astype(cupy.int64)
+    extra = (g_ptr[1:n + 1].astype(cupy.int64) - start + GEP_CHUNK - 1) // GEP_CHUNK - 1
+    heavy = cupy.flatnonzero(extra > 0)
+    if not heavy.size:
+        return cupy.zeros(0, cupy.uint64)
+    extra = extra[heavy]
+    ends = cupy.cumsum(extra)
+    total = int(ends[-1])
+    item = cupy.arange(total, dtype=cupy.int64)
+    row = cupy.searchsorted(ends, item, side="right")
+    chunk = item - (ends[row] - extra[row]) + 1            # 1 .. extra[row]
+    y = heavy[row]
+    return (y.astype(cupy.uint64) << np.uint64(32)) | (start[y] + chunk * GEP_CHUNK).astype(cupy.uint64)
+
+
 class DeviceGraph:
     """The forward constraint lists of the representatives (see the module docstring).
 
@@ -93,6 +118,7 @@ class DeviceGraph:
     gep_pairs : int           contribution pairs a gep may push a round: 2 with ``fi``, else 1
     nodes : uint32[k]         the representatives, ascending
     load_ptrs : uint32[q]     the representatives with a load successor
+    heavy : uint64[h]         emit's heavy gep chunks (:func:`heavy_gep_chunks`)
     perm, inverse             new id of every constraint-set node and its inverse (uint32[n]),
                               or None when the graph keeps the constraint set's ids
     desc : uint64[17]         the ``Graph`` struct of kernels_cu/emit.cu
@@ -142,6 +168,7 @@ class DeviceGraph:
         self.s_ptr, self.s_val = build_csr(n, rep, store_ptr, store_val)
         self.v_ptr, self.v_ptr_of = build_csr(n, rep, store_val, store_ptr)
         self.load_ptrs = cupy.flatnonzero(self.degree(self.l_ptr)).astype(cupy.uint32)
+        self.heavy = heavy_gep_chunks(self.g_ptr, n)
         self.desc = descriptor(self.c_ptr, self.c_dst, self.g_ptr, self.g_dst, self.g_off,
                                self.l_ptr, self.l_dst, self.s_ptr, self.s_val, self.v_ptr,
                                self.v_ptr_of, self.rep, self.size, self.walk_size, self.call_size,

@@ -122,9 +122,11 @@ class Round:
         fill_bytes(G[:bound_g], 0xFF)
         nloads = int(g.load_ptrs.size) if counts.load_live else 0
         if counts.nchg or nloads:
-            # C, G: the pushes of the changed nodes, Ldelta of every load pointer with an old set
+            # C, G: the pushes of the changed nodes (the gep chunks of those with many first), Ldelta
+            # of every load pointer with an old set
+            nheavy = int(g.heavy.size) if counts.nchg else 0
             t.run("emit", module("emit.cu")("emit"), self.grid, (BLOCK,), (
-                self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads), g.desc, self.P, self.D,
+                g.heavy if nheavy else self.C, np.uint64(nheavy), self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads), g.desc, self.P, self.D,
                 self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc,
                 store.elements.desc, C, np.uint64(bound_c), G, np.uint64(bound_g), *pool.args()))
         if bound_g:
