@@ -39,8 +39,9 @@ class ExtractStats:
     unknown_instructions : opcodes the extractor does not know, with counts
     inline_asm : calls to inline assembly (no pointer effect modelled)
     loaded_code_lookups : ``dlsym`` calls with a library handle (not a null one, which finds
-        the program's own functions): code loaded at run time, whose effects on what a call
-        through the pointer passes it are not modelled
+        the program's own functions): code loaded at run time, modelled as one function of
+        unknown effect (the unmodelled default); what that code hands the program's exported
+        functions is not modelled
     alias_checks : alias assertions found (MAYALIAS, NOALIAS, ...)
     seconds : time per phase
     """
@@ -77,7 +78,7 @@ class ExtractStats:
         if self.inline_asm:
             out.append(f"inline asm calls (not modelled): {self.inline_asm}")
         if self.loaded_code_lookups:
-            out.append(f"dlsym calls into code loaded at run time (what is passed to it is not modelled): "
+            out.append(f"dlsym calls into code loaded at run time (modelled as unknown code): "
                        f"{self.loaded_code_lookups}")
         for op, n in sorted(self.unknown_instructions.items()):
             out.append(f"unknown instruction (not modelled): {op} x{n}")

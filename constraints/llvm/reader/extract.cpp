@@ -645,6 +645,7 @@ private:
 
   std::vector<FuncInfo> funcList;
   int maxParamSlots = 0;  // the most parameter cells of a function (its varargs' cell counted)
+  int maxCallArgs = 0;    // the most arguments of a call (prescan)
   DenseMap<const Function *, int> funcIndex;
   DenseMap<const GlobalVariable *, int> globalObj, globalVal;
   DenseMap<const Function *, int> funcAddr;
@@ -838,6 +839,8 @@ private:
     return staticObjs[key] = heapObject("*" + callee + "()", std::nullopt, 0);
   }
   int callReached(int from, const std::string &name);
+  int loadedFn = -1;  // the function object of code loaded at run time (loadedCodeObj)
+  int loadedCodeObj();
   void unmodelledCall(const std::string &callee, const std::vector<int> &args, int result, const std::string &name,
                       const std::vector<const FuncInfo *> &callbacks);
   void libraryGlobal(GlobalVariable &g);
@@ -1762,7 +1765,9 @@ void Extractor::prescan() {
   for (Function &f : M)
     for (BasicBlock &bb : f)
       for (Instruction &I : bb)
-        if (auto *gep = dyn_cast<GetElementPtrInst>(&I)) {
+        if (auto *call = dyn_cast<CallBase>(&I))
+          maxCallArgs = std::max(maxCallArgs, (int)call->arg_size());
+        else if (auto *gep = dyn_cast<GetElementPtrInst>(&I)) {
           auto *st = dyn_cast<StructType>(gep->getSourceElementType());
           if (st != nullptr && st->isLiteral() && seen.insert(st).second) {
             globalTypes.push_back(st);
@@ -1922,6 +1927,29 @@ void Extractor::unmodelledCall(const std::string &callee, const std::vector<int>
         B.copy(target->obj + 2 + (int)k, given);
   if (given >= 0)
     B.copy(made, callReached(given, name));  // what the functions it calls back return
+}
+
+// The function that stands for every symbol dlsym finds in a library (code loaded at run time):
+// a function object with a parameter cell for every argument of any call (a call through the
+// pointer loses none), whose body is the unmodelled default: what it is given may come back
+// from it and be written into what it is given, and functions reachable from it are called back.
+// Made on first use (after every function object and the prescan).
+int Extractor::loadedCodeObj() {
+  if (loadedFn >= 0)
+    return loadedFn;
+  const std::string fname = "dlsym.loaded";
+  std::vector<std::string> names{"@" + fname, "@" + fname + "#ret"};
+  const int cells = std::max(maxParamSlots, maxCallArgs);
+  for (int k = 0; k < cells; ++k)
+    names.push_back("@" + fname + "#arg" + std::to_string(k));
+  int F = loadedFn = B.obj(names[0], (int)names.size(), FUNCTION, 0, &names);
+  for (size_t j = 1; j < names.size(); ++j)
+    B.size[F + j] = 1;
+  std::vector<int> args;
+  for (int k = 0; k < cells; ++k)
+    args.push_back(F + 2 + k);
+  unmodelledCall(fname, args, F + 1, "@" + fname + ".model", {});
+  return F;
 }
 
 // The functions that memory reachable from `from` holds (a table of callbacks, an object's
@@ -2541,8 +2569,11 @@ void Extractor::external(const std::string &callee, const std::vector<int> &args
     return;
   }
   if ((callee == "dlsym" || callee == "dlvsym") && I.arg_size() > 0 &&
-      !isa<ConstantPointerNull>(I.getArgOperand(0)->stripPointerCasts()))
-    ++loadedCode;  // a symbol of a library (or RTLD_NEXT's): what calls through it do is not modelled
+      !isa<ConstantPointerNull>(I.getArgOperand(0)->stripPointerCasts())) {
+    ++loadedCode;  // a symbol of a library (or RTLD_NEXT's): code the program does not hold
+    if (result >= 0)
+      B.addr(result, loadedCodeObj());
+  }
   const std::vector<Effect> *model = models.modelFor(callee);
   std::string res = I.getType()->isVoidTy() ? std::string() : localName(&I);
   std::string name = res.empty() ? fn->name + ":" + callee + "()" : fn->name + ":%" + res;
