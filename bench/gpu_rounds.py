@@ -4,8 +4,8 @@ Usage::
 
     python3 bench/gpu_rounds.py INPUT [--max-s S] [--timing] [--no-online-cycles] [--no-walk-geps]
 
-``INPUT`` is anything ``andersen-gpu solve`` reads (a corpus dump ``.corpus-dumps/git.npz``, a paper
-dump ``.inputs/linux.npz`` as written by ``bench/gpu_paper_inputs.py``). The solve runs with
+``INPUT`` is anything ``andersen-gpu solve`` reads (a corpus dump ``.corpus-dumps/git.npz``, or a paper
+dump ``.inputs/linux.npz`` as ``bench/gpu_paper_inputs.py dump`` writes it). The solve runs with
 ``trace=True``; the solver logs each round's entry (``andersen_gpu.backends.gpu.solver.log``: changed
 nodes, pair bounds, pool top and capacity, live sets, retries, compactions, wall ms) when the round
 ends, and this prints it at once. ``--max-s`` seconds (default 120) after the first round ended (the
@@ -74,6 +74,27 @@ class _Rounds(logging.Handler):
             timer.start()
 
 
+def _load(path: str):
+    """The constraint set of ``path``: anything ``andersen-gpu solve`` reads, or a paper dump of
+    ``bench/gpu_paper_inputs.py dump`` (arrays without the constraint-set format tag)."""
+    from constraints import io
+    from constraints.errors import InputError
+
+    try:
+        return io.load(path)
+    except InputError:
+        if not path.endswith(".npz"):
+            raise
+        import numpy as np
+
+        with np.load(path) as z:
+            if "offline_rep" not in z.files:
+                raise
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from gpu_paper_inputs import load_dump
+        return load_dump(Path(path))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("input")
@@ -88,14 +109,13 @@ def main(argv=None) -> int:
     if os.environ.get("ANDERSEN_GPU_EMULATOR") == "1":
         from tests.emu import install
         install()
-    from constraints import io
     from constraints.errors import InputError
     import andersen_gpu
     from andersen_gpu.backends.gpu import solver
 
     start = time.perf_counter()
     try:
-        cs = io.load(args.input)
+        cs = _load(args.input)
     except (InputError, OSError) as exc:
         print(f"gpu_rounds: {args.input}: {exc}", file=sys.stderr)
         return 2

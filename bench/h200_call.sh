@@ -23,7 +23,8 @@
 # bench/kernel_compiles.py), "pool" (POOL_INPUTS solved with the pool's default start and each of
 # POOL_CAPS, bench/pool_start.py), "compare" (the paper inputs with each tree under .compare/<rev>/,
 # made here by `git archive <rev> | tar x -C .compare/<rev>`, between two runs of this tree), "profile"
-# (PROFILE_INPUTS' rounds with the kernels' cycle counters, ANDERSEN_GPU_PROFILE=1).
+# (PROFILE_INPUTS' rounds with the kernels' cycle counters, ANDERSEN_GPU_PROFILE=1; paper:vim names
+# a paper input).
 # STEPS names the steps to run (default all: "tests cuda paper rounds corpus"; the cpu backend
 # runs with corpus), so that the work can be split over two calls.
 # A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
@@ -140,11 +141,14 @@ fi
 if want profile; then
     # the kernels compiled with their cycle counters (ANDERSEN_GPU_PROFILE=1: a compile of every
     # kernel file, about a minute, and slower kernels): where emit's time goes, and its longest item
+    # (a name is a corpus dump; paper:NAME the paper input .inputs/NAME.npz)
     for P in $PROFILE_INPUTS; do
         el "$P's rounds on the gpu, profiled"
-        ANDERSEN_GPU_PROFILE=1 timeout $((ROUNDS_S + 120)) python3 bench/gpu_rounds.py ".corpus-dumps/$P.npz" \
-            --timing --max-s "$ROUNDS_S" > "$RES/gpu/$P-profile.jsonl" 2> "$RES/gpu/$P-profile.err"
-        tail -1 "$RES/gpu/$P-profile.jsonl" | cut -c1-300
+        F=$([[ $P == paper:* ]] && echo ".inputs/${P#paper:}.npz" || echo ".corpus-dumps/$P.npz")
+        N=${P/:/-}
+        ANDERSEN_GPU_PROFILE=1 timeout $((ROUNDS_S + 120)) python3 bench/gpu_rounds.py "$F" \
+            --timing --max-s "$ROUNDS_S" > "$RES/gpu/$N-profile.jsonl" 2> "$RES/gpu/$N-profile.err"
+        tail -1 "$RES/gpu/$N-profile.jsonl" | cut -c1-300
     done
 fi
 if want walks; then

@@ -48,3 +48,17 @@ def test_a_cut_solve_exits_3_after_its_rounds_so_far():
 def test_a_bad_input_is_one_line():
     p = _script("no/such.acs")
     assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1, p.stderr
+
+
+def test_a_paper_dump_is_read(tmp_path):
+    # the paper inputs' dumps (bench/gpu_paper_inputs.py dump: arrays without the constraint-set
+    # format tag) solve too, so that the H200 call can profile them
+    sys.path.insert(0, str(ROOT / "bench"))
+    from gpu_paper_inputs import save_dump
+
+    from constraints import io
+
+    dump = tmp_path / "ll.npz"
+    save_dump(io.load(str(ROOT / "examples" / "linked_list.acs")), dump)
+    rc, lines = _run(str(dump))
+    assert rc == 0 and lines[0]["nodes"] == 37 and lines[-1]["final_edges"] == 42
