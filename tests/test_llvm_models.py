@@ -724,6 +724,24 @@ def test_a_call_into_code_loaded_at_run_time_is_unknown_code(tmp_path):
     assert "*@x" in sol.points_to_names("*@cb_seen")         # the callback was called with &x
 
 
+def test_loaded_code_is_unknown_code_to_the_alias_facts(tmp_path):
+    """The alias facts give unknown code's results the int-to-pointer object U: a pointer loaded code
+    returns or writes into the program's memory may be anything, like an unmodelled call's."""
+    from andersen_gpu import solve
+    from andersen_gpu.aliasfacts.facts import with_unknown_externals
+
+    path = tmp_path / "m.ll"
+    path.write_text(LOADED_CALL_IR)
+    cs, stats = extract_with_stats([path], record_sites=True)
+    assert stats.access_sites.function_class["dlsym.loaded"] == "unmodelled"
+    full = with_unknown_externals(cs, stats.access_sites)
+    sol = solve(full, backend="reference")
+    u = full.int_to_pointer
+    index = {name: v for v, name in enumerate(full.names)}
+    for v in ("main:%ret", "main:%got"):
+        assert u in sol.points_to(index[v]).tolist(), v
+
+
 HEAP_LAYOUT_C = r"""
 #include <stdio.h>
 #include <stdlib.h>

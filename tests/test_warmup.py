@@ -336,8 +336,8 @@ def test_after_the_gpu_warm_up_a_solve_compiles_no_kernel(tmp_path: Path) -> Non
     assert re.fullmatch(r"the gpu backend \(host side and kernels\): compiled in \d+\.\d s", warm.stdout.strip()), warm.stdout
     assert "compiling the GPU kernels" in warm.stderr, warm.stderr
     before = {p.name for p in cache.rglob("*")}
-    # the example, the two sample sets, then bash and sqlite3 where their dumps are here, with
-    # CuPy's compiler wrapped: a kernel compiled prints its names and the frames that asked for it
+    # the example, the two sample sets, then bash and sqlite3 where their dumps are here: a file
+    # CuPy adds to its cache folder meanwhile prints the input and the kernel's names and source
     dumps = [str(d) for d in (ROOT / ".corpus-dumps" / f"{p}.npz" for p in ("bash", "sqlite3")) if d.is_file()]
     res = subprocess.run([sys.executable, str(ROOT / "bench" / "kernel_compiles.py"), "--samples", *dumps],
                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)

@@ -3064,6 +3064,8 @@ void Extractor::sitesOf(FuncInfo &fi) {
 // (name, class).
 void Extractor::writeSites(raw_ostream &out) {
   SiteTable &t = sites;
+  if (loadedFn >= 0)  // dlsym's loaded code is unknown code to the alias facts too
+    t.functionClass.emplace_back("dlsym.loaded", (int8_t)C_UNMODELLED);
   std::string fstrings;
   for (auto &[name, cls] : t.functionClass) {
     fstrings += name;
