@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from andersen_gpu.backends import reference
 from andersen_gpu.solution import Solution
@@ -275,6 +276,30 @@ def test_node_with_many_geps_pushes_every_offset_each_round():
     for options in ({}, {"preprocess": False, "pointee_order": False}, {"capacity": 1}):
         got = gpu_solve(cs, **options)
         assert got == want, got.diff_report(want, labels=(f"gpu {options}", "reference"))
+
+
+@st.composite
+def _fan_out_sets(draw):
+    # a random set plus one pointer with 17 to 60 gep edges (more than emit's GEP_CHUNK = 16, so
+    # that heavy items push most of them), to random targets at random offsets
+    import dataclasses
+
+    cs = draw(constraint_sets(max_nodes=60, max_constraints=80, with_merges=True))
+    n = cs.n_nodes
+    src = draw(st.integers(0, n - 1))
+    k = draw(st.integers(17, 60))
+    dst = draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k))
+    off = draw(st.lists(st.integers(0, min(5, n - 1)), min_size=k, max_size=k))   # offsets < n
+    more = {"gep_src": [src] * k, "gep_dst": dst, "gep_offset": off}
+    return dataclasses.replace(cs, **{c: np.concatenate([getattr(cs, c), np.asarray(v, np.int32)])
+                                      for c, v in more.items()})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_fan_out_sets())
+def test_random_gep_fan_out_matches_reference(cs):
+    assert_same(cs)
+    assert_same(cs, pointee_order=False, preprocess=False, capacity=1)
 
 
 def test_long_run_of_one_target():
