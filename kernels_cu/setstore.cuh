@@ -97,7 +97,7 @@
 #define PF_N_RUNS 56         // runs with a union of >= 2 sids in union_update
 #define PF_ELEM_IMAGES 57    // element images computed
 #define PF_ELEM_HITS 58      // element images found in the cache
-#define PF_EMIT_ITEM_MAX 59  // cycles: the longest one item of emit took (a changed node or a load pointer)
+#define PF_EMIT_ITEM_MAX 59  // cycles: the longest one item of emit took (a changed node, a heavy gep chunk or a load pointer)
 
 #define MEMO_EMPTY 0xFFFFFFFFFFFFFFFFull
 #define MEMO_PENDING 0xFFFFFFFFFFFFFFFFull

@@ -126,8 +126,8 @@ class Round:
             # of every load pointer with an old set
             nheavy = int(g.heavy.size) if counts.nchg else 0
             t.run("emit", module("emit.cu")("emit"), self.grid, (BLOCK,), (
-                g.heavy if nheavy else self.C, np.uint64(nheavy), self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads), g.desc, self.P, self.D,
-                self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc,
+                g.heavy, np.uint64(nheavy), self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads),
+                g.desc, self.P, self.D, self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc,
                 store.elements.desc, C, np.uint64(bound_c), G, np.uint64(bound_g), *pool.args()))
         if bound_g:
             self.table.clear()

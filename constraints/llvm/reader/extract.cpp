@@ -664,7 +664,7 @@ private:
   std::vector<std::pair<std::string, long>> callbacks;  // "EXTERNAL\tFUNCTION"
   std::unordered_map<std::string, size_t> callbackIndex;
   long inlineAsm = 0, definedCount = 0, declaredCount = 0, globalCount = 0;
-  long loadedCode = 0;  // dlsym calls with a library handle: code loaded at run time (not modelled)
+  long loadedCode = 0;  // dlsym calls with a library handle: code loaded at run time (loadedCodeObj)
   struct Check { std::string kind; int a, b; std::string loc, fn; };
   std::vector<Check> checks;
 
