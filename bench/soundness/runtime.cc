@@ -1,0 +1,209 @@
+// The run-time half of bench/soundness/run.py: which object each instrumented access touched.
+//
+// The instrumented program (run.py's `instrument`) calls these hooks:
+//   __ag_enter() / __ag_leave()          at a defined function's entry / before each of its `ret`s
+//   __ag_alloca(node, p, elem_bytes, n)  after an `alloca` whose object is `node`
+//   __ag_heap(node, p, kind)             after a call whose result is the heap object `node`;
+//                                        kind 1: p comes from glibc's malloc (its extent is
+//                                        malloc_usable_size(p)); 0: unknown extent: p's one
+//                                        byte, unless p lies in an object already registered
+//                                        (a call that returns its buffer argument, as getcwd)
+//   __ag_global(node, p, bytes)          from __ag_register_globals(), the module's globals
+//   __ag_free(p)                         before free / delete / realloc of p
+//   __ag_access(site, p)                 before each load, store, atomic and memory intrinsic
+//                                        (`site`: the index of the access site in the facts)
+// Objects are address intervals [p, p + bytes); registering one drops every interval it
+// overlaps (that memory was freed or its frame returned). A stack object lives until its
+// frame's __ag_leave, or until a frame at the same depth or above enters (a longjmp or an
+// exception skipped the leave). An access whose address lies in no registered interval is
+// counted as unresolved (memory of libc, mmap, argv, string literals...).
+//
+// At exit the distinct (site, node) pairs with their counts are appended to the file named by
+// $AG_LOG (one block per process: "# pid P accesses A unresolved U", then "site node count"
+// lines). A process that ends by _exit or a signal writes nothing.
+#include <malloc.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+struct Object {
+  uintptr_t end;
+  uint32_t node;
+  bool stack;
+};
+
+struct Frame {
+  uintptr_t sp;                    // the hook's frame address at the function's entry
+  std::vector<uintptr_t> allocas;  // starts of the stack objects registered in this frame
+};
+
+struct State {
+  std::map<uintptr_t, Object> objects;
+  std::unordered_map<uint64_t, uint64_t> seen;  // site << 32 | node -> count
+  uint64_t accesses = 0, unresolved = 0;
+};
+
+pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+State *state = nullptr;
+thread_local std::vector<Frame> *frames = nullptr;
+bool registering = false;
+
+void dump() {
+  const char *path = getenv("AG_LOG");
+  if (path == nullptr || state == nullptr)
+    return;
+  pthread_mutex_lock(&lock);
+  FILE *f = fopen(path, "a");
+  if (f != nullptr) {
+    fprintf(f, "# pid %d accesses %llu unresolved %llu\n", (int)getpid(), (unsigned long long)state->accesses,
+            (unsigned long long)state->unresolved);
+    for (auto &[key, count] : state->seen)
+      fprintf(f, "%u %u %llu\n", (unsigned)(key >> 32), (unsigned)key, (unsigned long long)count);
+    fclose(f);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+// the registered objects, made on first use (hooks can run before static constructors)
+State &st() {
+  if (state == nullptr) {
+    state = new State();
+    atexit(dump);
+  }
+  return *state;
+}
+
+void drop_overlapping(State &s, uintptr_t start, uintptr_t end) {
+  auto it = s.objects.upper_bound(start);
+  if (it != s.objects.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > start)
+      s.objects.erase(prev);
+  }
+  it = s.objects.lower_bound(start);
+  while (it != s.objects.end() && it->first < end)
+    it = s.objects.erase(it);
+}
+
+void put(State &s, uintptr_t start, uintptr_t bytes, uint32_t node, bool stack) {
+  uintptr_t end = start + (bytes ? bytes : 1);
+  drop_overlapping(s, start, end);
+  s.objects[start] = Object{end, node, stack};
+}
+
+std::vector<Frame> &my_frames() {
+  if (frames == nullptr)
+    frames = new std::vector<Frame>();
+  return *frames;
+}
+
+void pop_frame(State &s, std::vector<Frame> &fs) {
+  for (uintptr_t a : fs.back().allocas) {
+    auto it = s.objects.find(a);
+    if (it != s.objects.end() && it->second.stack)
+      s.objects.erase(it);
+  }
+  fs.pop_back();
+}
+
+}  // namespace
+
+extern "C" {
+
+void __ag_register_globals(void) __attribute__((weak));
+
+static void ensure_globals() {
+  static bool done = false;
+  if (!done && !registering) {
+    done = registering = true;
+    if (__ag_register_globals)
+      __ag_register_globals();
+    registering = false;
+  }
+}
+
+void __ag_global(uint32_t node, void *p, uint64_t bytes) {
+  pthread_mutex_lock(&lock);
+  put(st(), (uintptr_t)p, bytes, node, false);
+  pthread_mutex_unlock(&lock);
+}
+
+__attribute__((noinline)) void __ag_enter(void) {
+  ensure_globals();
+  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+  auto &fs = my_frames();
+  pthread_mutex_lock(&lock);
+  State &s = st();
+  while (!fs.empty() && fs.back().sp <= sp)  // frames left by a longjmp or an exception
+    pop_frame(s, fs);
+  pthread_mutex_unlock(&lock);
+  fs.push_back(Frame{sp, {}});
+}
+
+void __ag_leave(void) {
+  auto &fs = my_frames();
+  if (fs.empty())
+    return;
+  pthread_mutex_lock(&lock);
+  pop_frame(st(), fs);
+  pthread_mutex_unlock(&lock);
+}
+
+void __ag_alloca(uint32_t node, void *p, uint64_t elem_bytes, uint64_t n) {
+  auto &fs = my_frames();
+  pthread_mutex_lock(&lock);
+  put(st(), (uintptr_t)p, elem_bytes * n, node, true);
+  if (!fs.empty())
+    fs.back().allocas.push_back((uintptr_t)p);
+  pthread_mutex_unlock(&lock);
+}
+
+void __ag_heap(uint32_t node, void *p, uint32_t kind) {
+  if (p == nullptr)
+    return;
+  pthread_mutex_lock(&lock);
+  State &s = st();
+  uintptr_t a = (uintptr_t)p;
+  auto it = s.objects.upper_bound(a);
+  bool inside = it != s.objects.begin() && a < std::prev(it)->second.end;
+  if (kind == 1)
+    put(s, a, malloc_usable_size(p), node, false);
+  else if (!inside)  // not memory of another object (getcwd's buffer argument, say)
+    put(s, a, 1, node, false);
+  pthread_mutex_unlock(&lock);
+}
+
+void __ag_free(void *p) {
+  if (p == nullptr)
+    return;
+  pthread_mutex_lock(&lock);
+  State &s = st();
+  auto it = s.objects.find((uintptr_t)p);
+  if (it != s.objects.end() && !it->second.stack)
+    s.objects.erase(it);
+  pthread_mutex_unlock(&lock);
+}
+
+void __ag_access(uint32_t site, void *p) {
+  ensure_globals();
+  uintptr_t a = (uintptr_t)p;
+  pthread_mutex_lock(&lock);
+  State &s = st();
+  s.accesses++;
+  auto it = s.objects.upper_bound(a);
+  if (it != s.objects.begin() && a < (--it)->second.end)
+    s.seen[(uint64_t)site << 32 | it->second.node]++;
+  else
+    s.unresolved++;
+  pthread_mutex_unlock(&lock);
+}
+
+}  // extern "C"
