@@ -52,6 +52,8 @@ MALLOC_FAMILY = frozenset((
     "malloc", "calloc", "realloc", "reallocarray", "strdup", "strndup", "aligned_alloc", "memalign",
     "valloc", "pvalloc", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
     "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t"))
+#: Allocation functions outside malloc whose extent is an argument (its position).
+SIZED = {"mmap": 1, "mmap64": 1}
 #: Functions whose first argument is freed (realloc's is registered again at its result).
 FREE_FAMILY = frozenset((
     "free", "cfree", "realloc", "reallocarray", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
@@ -59,9 +61,9 @@ FREE_FAMILY = frozenset((
 ACCESS = ("load", "store", "atomic", "memcpy", "memmove", "memset")
 
 HOOKS = """
-declare void @__ag_access(i32, ptr)
+declare void @__ag_access(i32, ptr, i64)
 declare void @__ag_alloca(i32, ptr, i64, i64)
-declare void @__ag_heap(i32, ptr, i32)
+declare void @__ag_heap(i32, ptr, i32, i64)
 declare void @__ag_global(i32, ptr, i64)
 declare void @__ag_free(ptr)
 declare void @__ag_enter()
@@ -201,10 +203,15 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
             op = opcode_of(line)
             site = site_index.get((fname, block, index))
             if site is not None:
-                for operand in _operands(line, op):
+                operands, size = _operands(line, op)
+                if " " in size and not size.startswith("ptrtoint"):      # an i32 length
+                    tmp += 1
+                    before[li].append(f"  %__ag.n{tmp} = zext {size} to i64")
+                    size = f"%__ag.n{tmp}"
+                for operand in operands:
                     if operand in ("null", "undef", "poison") or "addrspace(" in operand:
                         continue
-                    before[li].append(f"  call void @__ag_access(i32 {site[0]}, ptr {operand})")
+                    before[li].append(f"  call void @__ag_access(i32 {site[0]}, ptr {operand}, i64 {size})")
                     counts["accesses"] += 1
             if op == "ret" and not prev_musttail:
                 before[li].append("  call void @__ag_leave()")
@@ -238,10 +245,15 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
                 after[li].append(f"  call void @__ag_alloca(i32 {node}, ptr {m.group(1)}, i64 {_sizeof(ty)}, i64 {count})")
                 counts["allocas"] += 1
             elif op in ("call", "invoke"):
-                callee, ret, _ = _call_parts(rest)
+                callee, ret, args_of_call = _call_parts(rest)
                 if ret != "ptr":
                     continue
-                hook = f"  call void @__ag_heap(i32 {node}, ptr {m.group(1)}, i32 {int(callee in MALLOC_FAMILY)})"
+                kind, size = int(callee in MALLOC_FAMILY), "0"
+                if callee in SIZED and op == "call":
+                    ity, val = args_of_call[SIZED[callee]].split(" ")[0], _value(args_of_call[SIZED[callee]])
+                    if ity == "i64":
+                        kind, size = 2, val
+                hook = f"  call void @__ag_heap(i32 {node}, ptr {m.group(1)}, i32 {kind}, i64 {size})"
                 if op == "call":
                     after[li].append(hook)
                 else:
@@ -257,6 +269,10 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
     out = []
     for li, line in enumerate(lines):
         out.extend(before.get(li, ()))
+        if line.startswith("@") and "unnamed_addr " in line:
+            # two equal constants that may share an address (ConstantMerge, the linker's merged
+            # sections) would look like one object touched through the other's pointers
+            line = re.sub(r"\b(?:local_)?unnamed_addr ", "", line, count=1)
         out.append(line)
         out.extend(after.get(li, ()))
     out.append(_globals_function(lines, objects, counts))
@@ -264,17 +280,25 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
     return "\n".join(out), dict(counts)
 
 
-def _operands(line: str, op: str) -> list[str]:
-    """The pointer operands of an access instruction (memcpy/memmove: destination and source),
-    read off its line (the facts' copy of the operand text abbreviates long constants)."""
+def _operands(line: str, op: str) -> tuple[list[str], str]:
+    """The pointer operands of an access instruction (memcpy/memmove: destination and source), and
+    the bytes it touches from each as an ``i64`` operand (a size expression, or the intrinsic's
+    length; ``iN`` lengths other than i64 as ``iN VALUE``), read off its line: the facts' copy of
+    the operand text abbreviates long constants."""
     rest = line.split(" = ", 1)[1] if line.lstrip().startswith("%") else line.strip()
     if op in ("call", "invoke"):
+        name = rest[:rest.find("(")]
         args = _call_parts(rest)[2]
-        return [_value(a) for a in args[:2] if a.startswith("ptr ")][:2 if "memset" not in rest[:rest.find("(")] else 1]
+        ptrs = [_value(a) for a in args if a.startswith("ptr ")][:1 if "memset" in name else 2]
+        ity, val = args[2].split(" ")[0], _value(args[2])
+        return ptrs, val if ity == "i64" else f"{ity} {val}"
     parts = split_top(rest[rest.index(op) + len(op):])
     part = parts[1] if op in ("load", "store") else parts[0]
     at = part.find("ptr ")
-    return [_ORDERING.sub("", part[at + 4:])] if at >= 0 else []
+    if at < 0:
+        return [], "0"
+    typed = re.sub(r"^(?:atomic |volatile |weak )*", "", parts[0] if op in ("load", "store") else parts[1])
+    return [_ORDERING.sub("", part[at + 4:])], _sizeof(typed[:type_end(typed)])
 
 
 def _normal_dest(lines: list[str], li: int) -> str | None:
@@ -294,7 +318,7 @@ def _globals_function(lines: list[str], objects: dict, counts) -> str:
         if m is None:
             continue
         node = objects.get(f"*@{_unquote(m.group(1))}")
-        if node is None:
+        if node is None or _unquote(m.group(1)).startswith("llvm."):   # llvm.global_ctors and kin
             continue
         words = m.group(2).split(" ")
         kw = next((k for k, w in enumerate(words) if w in ("global", "constant")), None)
@@ -332,7 +356,7 @@ def build(args) -> int:
     itext, counts = instrument(text, site_index, objects)
     (out / "program.ll").write_text(itext)
     np.savez_compressed(
-        out / "facts.npz", site_set=facts.site_set,
+        out / "facts.npz", site_set=facts.site_set, set_indptr=facts.set_indptr, set_indices=facts.set_indices,
         obj_indptr=np.cumsum([0] + [len(o) for o in site_objects]),
         obj=np.concatenate(site_objects + [np.zeros(0, np.int64)]).astype(np.int64),
         names=np.asarray(cs.names, dtype=object), site_location=np.asarray(sites.location, dtype=object),
@@ -362,52 +386,129 @@ def object_of(cs) -> np.ndarray:
     return base
 
 
-def read_log(path: Path) -> tuple[dict, dict]:
-    """``({(site, node): count}, {"processes", "accesses", "unresolved"})`` of a log."""
-    pairs: dict = defaultdict(int)
-    totals = {"processes": 0, "accesses": 0, "unresolved": 0}
-    for line in path.read_text().splitlines():
-        if line.startswith("#"):
+class Log:
+    """A run's log (runtime.cc's format), every process's blocks added up.
+
+    Attributes
+    ----------
+    count : ``{(site, node): times}``
+    ranges : ``{(site, node): {(offset, bytes)}}``, the byte ranges of the object each site touched
+        (at most 16 per process; ``more`` holds the pairs that touched others too)
+    processes, accesses, unresolved : int
+    """
+
+    def __init__(self, path: Path):
+        self.count: dict = defaultdict(int)
+        self.ranges: dict = defaultdict(set)
+        self.more: set = set()
+        self.processes = self.accesses = self.unresolved = 0
+        for line in path.read_text().splitlines():
             w = line.split()
-            totals["processes"] += 1
-            totals["accesses"] += int(w[4])
-            totals["unresolved"] += int(w[6])
-        elif line:
-            s, z, c = line.split()
-            pairs[int(s), int(z)] += int(c)
-    return pairs, totals
+            if line.startswith("#"):
+                self.processes += 1
+                self.accesses += int(w[4])
+                self.unresolved += int(w[6])
+            elif w:
+                key = int(w[0]), int(w[1])
+                self.count[key] += int(w[2])
+                if w[3] == "1":
+                    self.more.add(key)
+                self.ranges[key].update(tuple(int(x) for x in r.split(":")) for r in w[4:])
+
+
+class Facts:
+    """``facts.npz`` of ``build``: the location sets (slots) and object sets of the access sites."""
+
+    def __init__(self, path: Path):
+        f = np.load(path, allow_pickle=True)
+        self.site_set, self.set_indptr, self.set_indices = f["site_set"], f["set_indptr"], f["set_indices"]
+        self.obj_indptr, self.obj = f["obj_indptr"], f["obj"]
+        self.names = f["names"]
+        self.function, self.kind, self.pointer, self.location = (
+            f["site_function"], f["site_kind"], f["site_pointer"], f["site_location"])
+        self._disjoint: dict = {}
+
+    def objects(self, site: int) -> np.ndarray:
+        return self.obj[self.obj_indptr[site]:self.obj_indptr[site + 1]]
+
+    def disjoint(self, a: int, b: int) -> bool:
+        """Whether the facts say sites ``a`` and ``b`` touch no common location (annotate's NoAlias)."""
+        sa, sb = sorted((int(self.site_set[a]), int(self.site_set[b])))
+        if sa < 0:
+            return False
+        hit = self._disjoint.get((sa, sb))
+        if hit is None:
+            la = self.set_indices[self.set_indptr[sa]:self.set_indptr[sa + 1]]
+            lb = self.set_indices[self.set_indptr[sb]:self.set_indptr[sb + 1]]
+            hit = self._disjoint[sa, sb] = sa != sb and np.intersect1d(la, lb).size == 0 or la.size == 0
+        return hit
+
+    def describe(self, site: int) -> str:
+        return f"{self.kind[site]} {self.pointer[site]} ({self.location[site] or 'no location'})"
+
+
+def lost_objects(facts: Facts, log: Log) -> list[dict]:
+    """The (site, object) pairs of the run whose object is not in the site's set (sites with a known set)."""
+    lost = []
+    for (s, z), c in sorted(log.count.items()):
+        objs = facts.objects(s)
+        if facts.site_set[s] >= 0 and not np.isin(z, objs):
+            lost.append({"site": s, "function": str(facts.function[s]), "access": facts.describe(s),
+                         "object": str(facts.names[z]), "times": c,
+                         "set": [str(facts.names[o]) for o in objs[:8]] + (["..."] if len(objs) > 8 else [])})
+    return lost
+
+
+def shared_bytes(facts: Facts, log: Log) -> list[dict]:
+    """Pairs of sites of one function that the facts call disjoint (annotate gives them NoAlias)
+    but that touched the same bytes of one object during the run: each abstract object stands
+    for all its instances, so such a pair shares a location the facts lost from one of the sets."""
+    by: dict = defaultdict(list)
+    for (s, z), ranges in log.ranges.items():
+        if facts.site_set[s] >= 0:
+            for off, n in ranges:
+                by[str(facts.function[s]), z].append((off, off + max(n, 1), s))
+    found: dict = {}
+    for (fn, z), spans in by.items():
+        spans.sort()
+        active: list = []
+        for start, end, s in spans:
+            active = [a for a in active if a[0] > start]
+            for end2, s2, start2 in active:
+                key = (min(s, s2), max(s, s2), z)
+                if s2 != s and key not in found and facts.disjoint(s, s2):
+                    found[key] = {"function": fn, "object": str(facts.names[z]),
+                                  "a": facts.describe(key[0]), "b": facts.describe(key[1]),
+                                  "bytes": [max(start, start2), min(end, end2)]}
+            active.append((end, s, start))
+    return list(found.values())
 
 
 def check(args) -> int:
     d = Path(args.dir)
-    f = np.load(d / "facts.npz", allow_pickle=True)
     if not (d / "log").is_file():
         print(f"error: {d / 'log'}: no log (run DIR/program with AG_LOG={d / 'log'} first)", file=sys.stderr)
         return 2
-    pairs, totals = read_log(d / "log")
-    names, indptr, obj = f["names"], f["obj_indptr"], f["obj"]
-    lost = []
-    for (s, z), c in sorted(pairs.items()):
-        objs = obj[indptr[s]:indptr[s + 1]]
-        if f["site_set"][s] >= 0 and not np.isin(z, objs):
-            lost.append({"site": s, "function": str(f["site_function"][s]), "kind": str(f["site_kind"][s]),
-                         "pointer": str(f["site_pointer"][s]), "location": str(f["site_location"][s]),
-                         "object": str(names[z]), "times": c,
-                         "set": [str(names[o]) for o in objs[:8]] + (["..."] if len(objs) > 8 else [])})
-    sites = {s for s, _ in pairs}
-    report = {**totals, "resolved": totals["accesses"] - totals["unresolved"], "sites_reached": len(sites),
-              "pairs": len(pairs), "lost_pairs": len(lost), "lost_sites": len({x["site"] for x in lost}),
-              "lost": lost[:args.show]}
+    facts, log = Facts(d / "facts.npz"), Log(d / "log")
+    lost, shared = lost_objects(facts, log), shared_bytes(facts, log)
+    sites = {s for s, _ in log.count}
+    report = {"processes": log.processes, "accesses": log.accesses, "unresolved": log.unresolved,
+              "resolved": log.accesses - log.unresolved, "sites_reached": len(sites), "pairs": len(log.count),
+              "lost_pairs": len(lost), "lost_sites": len({x["site"] for x in lost}), "noalias_sharing": len(shared),
+              "lost": lost[:args.show], "shared": shared[:args.show]}
     if args.json:
         print(json.dumps(report, indent=1))
     else:
-        print(f"{totals['processes']} processes, {totals['accesses']:,} accesses ({totals['unresolved']:,} "
-              f"in memory no traced allocation made), {len(sites):,} sites reached, {len(pairs):,} (site, object) "
-              f"pairs; not in the site's set: {len(lost)} pairs at {report['lost_sites']} sites")
+        print(f"{log.processes} processes, {log.accesses:,} accesses ({log.unresolved:,} in memory no traced "
+              f"allocation made), {len(sites):,} sites reached, {len(log.count):,} (site, object) pairs; "
+              f"not in the site's set: {len(lost)} pairs at {report['lost_sites']} sites; "
+              f"NoAlias pairs that touched the same bytes: {len(shared)}")
         for x in lost[:args.show]:
-            print(f"  {x['function']} {x['location']} {x['kind']} {x['pointer']}: touched {x['object']} "
-                  f"({x['times']} times), set {x['set']}")
-    return 1 if lost else 0
+            print(f"  {x['function']}: {x['access']} touched {x['object']} ({x['times']} times), set {x['set']}")
+        for x in shared[:args.show]:
+            print(f"  {x['function']}: {x['a']} and {x['b']} both touched bytes {x['bytes'][0]}..{x['bytes'][1]} "
+                  f"of {x['object']}")
+    return 1 if lost or shared else 0
 
 
 def main(argv=None) -> int:

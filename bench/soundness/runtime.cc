@@ -3,24 +3,28 @@
 // The instrumented program (run.py's `instrument`) calls these hooks:
 //   __ag_enter() / __ag_leave()          at a defined function's entry / before each of its `ret`s
 //   __ag_alloca(node, p, elem_bytes, n)  after an `alloca` whose object is `node`
-//   __ag_heap(node, p, kind)             after a call whose result is the heap object `node`;
+//   __ag_heap(node, p, kind, bytes)      after a call whose result is the heap object `node`;
 //                                        kind 1: p comes from glibc's malloc (its extent is
-//                                        malloc_usable_size(p)); 0: unknown extent: p's one
+//                                        malloc_usable_size(p)); 2: `bytes` (mmap's length);
+//                                        0: unknown extent: p's one
 //                                        byte, unless p lies in an object already registered
 //                                        (a call that returns its buffer argument, as getcwd)
 //   __ag_global(node, p, bytes)          from __ag_register_globals(), the module's globals
 //   __ag_free(p)                         before free / delete / realloc of p
-//   __ag_access(site, p)                 before each load, store, atomic and memory intrinsic
-//                                        (`site`: the index of the access site in the facts)
+//   __ag_access(site, p, bytes)          before each load, store, atomic and memory intrinsic
+//                                        (`site`: the index of the access site in the facts;
+//                                        `bytes`: the size of the type, or the intrinsic's length)
 // Objects are address intervals [p, p + bytes); registering one drops every interval it
 // overlaps (that memory was freed or its frame returned). A stack object lives until its
 // frame's __ag_leave, or until a frame at the same depth or above enters (a longjmp or an
 // exception skipped the leave). An access whose address lies in no registered interval is
-// counted as unresolved (memory of libc, mmap, argv, string literals...).
+// counted as unresolved (memory of libc, argv, string literals...). Hooks that run in a signal
+// handler while its thread is inside a hook are skipped (the lock is the interrupted hook's).
 //
-// At exit the distinct (site, node) pairs with their counts are appended to the file named by
-// $AG_LOG (one block per process: "# pid P accesses A unresolved U", then "site node count"
-// lines). A process that ends by _exit or a signal writes nothing.
+// At exit the distinct (site, node) pairs are appended to the file named by $AG_LOG (one block
+// per process: "# pid P accesses A unresolved U", then per pair "site node count more" and the
+// first RANGES distinct byte ranges it touched as "offset:bytes"; more is 1 when there were
+// others). A process that ends by _exit or a signal writes nothing.
 #include <malloc.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -45,9 +49,19 @@ struct Frame {
   std::vector<uintptr_t> allocas;  // starts of the stack objects registered in this frame
 };
 
+// What one site did to one object: how often, and the first RANGES distinct byte ranges
+// (offset from the object's start, bytes) it touched; `more` when there were others.
+constexpr int RANGES = 16;
+struct Touch {
+  uint64_t count = 0;
+  int n = 0;
+  bool more = false;
+  uint64_t off[RANGES], len[RANGES];
+};
+
 struct State {
   std::map<uintptr_t, Object> objects;
-  std::unordered_map<uint64_t, uint64_t> seen;  // site << 32 | node -> count
+  std::unordered_map<uint64_t, Touch> seen;  // site << 32 | node
   uint64_t accesses = 0, unresolved = 0;
 };
 
@@ -55,6 +69,15 @@ pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 State *state = nullptr;
 thread_local std::vector<Frame> *frames = nullptr;
 bool registering = false;
+// Set while this thread runs a hook: a signal handler of the program that runs meanwhile (its own
+// hooks) is not traced, instead of waiting forever for the lock its thread holds.
+thread_local volatile int in_hook = 0;
+
+struct Guard {
+  bool entered;
+  Guard() : entered(in_hook == 0) { in_hook++; }
+  ~Guard() { in_hook--; }
+};
 
 void dump() {
   const char *path = getenv("AG_LOG");
@@ -65,8 +88,12 @@ void dump() {
   if (f != nullptr) {
     fprintf(f, "# pid %d accesses %llu unresolved %llu\n", (int)getpid(), (unsigned long long)state->accesses,
             (unsigned long long)state->unresolved);
-    for (auto &[key, count] : state->seen)
-      fprintf(f, "%u %u %llu\n", (unsigned)(key >> 32), (unsigned)key, (unsigned long long)count);
+    for (auto &[key, t] : state->seen) {
+      fprintf(f, "%u %u %llu %d", (unsigned)(key >> 32), (unsigned)key, (unsigned long long)t.count, (int)t.more);
+      for (int k = 0; k < t.n; ++k)
+        fprintf(f, " %llu:%llu", (unsigned long long)t.off[k], (unsigned long long)t.len[k]);
+      fputc('\n', f);
+    }
     fclose(f);
   }
   pthread_mutex_unlock(&lock);
@@ -77,6 +104,9 @@ State &st() {
   if (state == nullptr) {
     state = new State();
     atexit(dump);
+    // a fork while another thread holds the lock must not leave the child's lock taken
+    pthread_atfork([] { pthread_mutex_lock(&lock); }, [] { pthread_mutex_unlock(&lock); },
+                   [] { pthread_mutex_unlock(&lock); });
   }
   return *state;
 }
@@ -130,13 +160,16 @@ static void ensure_globals() {
   }
 }
 
-void __ag_global(uint32_t node, void *p, uint64_t bytes) {
+void __ag_global(uint32_t node, void *p, uint64_t bytes) {  // from ensure_globals, inside a hook
   pthread_mutex_lock(&lock);
   put(st(), (uintptr_t)p, bytes, node, false);
   pthread_mutex_unlock(&lock);
 }
 
 __attribute__((noinline)) void __ag_enter(void) {
+  Guard g;
+  if (!g.entered)
+    return;
   ensure_globals();
   uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
   auto &fs = my_frames();
@@ -149,6 +182,9 @@ __attribute__((noinline)) void __ag_enter(void) {
 }
 
 void __ag_leave(void) {
+  Guard g;
+  if (!g.entered)
+    return;
   auto &fs = my_frames();
   if (fs.empty())
     return;
@@ -158,6 +194,9 @@ void __ag_leave(void) {
 }
 
 void __ag_alloca(uint32_t node, void *p, uint64_t elem_bytes, uint64_t n) {
+  Guard g;
+  if (!g.entered)
+    return;
   auto &fs = my_frames();
   pthread_mutex_lock(&lock);
   put(st(), (uintptr_t)p, elem_bytes * n, node, true);
@@ -166,7 +205,10 @@ void __ag_alloca(uint32_t node, void *p, uint64_t elem_bytes, uint64_t n) {
   pthread_mutex_unlock(&lock);
 }
 
-void __ag_heap(uint32_t node, void *p, uint32_t kind) {
+void __ag_heap(uint32_t node, void *p, uint32_t kind, uint64_t bytes) {
+  Guard g;
+  if (!g.entered)
+    return;
   if (p == nullptr)
     return;
   pthread_mutex_lock(&lock);
@@ -176,12 +218,17 @@ void __ag_heap(uint32_t node, void *p, uint32_t kind) {
   bool inside = it != s.objects.begin() && a < std::prev(it)->second.end;
   if (kind == 1)
     put(s, a, malloc_usable_size(p), node, false);
+  else if (kind == 2)
+    put(s, a, bytes, node, false);
   else if (!inside)  // not memory of another object (getcwd's buffer argument, say)
     put(s, a, 1, node, false);
   pthread_mutex_unlock(&lock);
 }
 
 void __ag_free(void *p) {
+  Guard g;
+  if (!g.entered)
+    return;
   if (p == nullptr)
     return;
   pthread_mutex_lock(&lock);
@@ -192,16 +239,32 @@ void __ag_free(void *p) {
   pthread_mutex_unlock(&lock);
 }
 
-void __ag_access(uint32_t site, void *p) {
+void __ag_access(uint32_t site, void *p, uint64_t bytes) {
+  Guard g;
+  if (!g.entered)
+    return;
   ensure_globals();
   uintptr_t a = (uintptr_t)p;
   pthread_mutex_lock(&lock);
   State &s = st();
   s.accesses++;
   auto it = s.objects.upper_bound(a);
-  if (it != s.objects.begin() && a < (--it)->second.end)
-    s.seen[(uint64_t)site << 32 | it->second.node]++;
-  else
+  if (it != s.objects.begin() && a < (--it)->second.end) {
+    Touch &t = s.seen[(uint64_t)site << 32 | it->second.node];
+    t.count++;
+    uint64_t off = a - it->first;
+    int k = 0;
+    while (k < t.n && (t.off[k] != off || t.len[k] != bytes))
+      ++k;
+    if (k == t.n) {
+      if (t.n < RANGES) {
+        t.off[t.n] = off;
+        t.len[t.n++] = bytes;
+      } else {
+        t.more = true;
+      }
+    }
+  } else
     s.unresolved++;
   pthread_mutex_unlock(&lock);
 }
