@@ -7,14 +7,15 @@
 # `run.py build` (alias facts from the cpu backend, instrumented IR, linked against the libraries
 # the corpus binary uses), the workload with AG_LOG set, then `run.py check --json`. One line per
 # program, a table in WORKDIR/summary.md and the reports in WORKDIR/P.json. Exit status 1 when
-# any access touched an object its set lacks, 2 when a program failed to build or run.
+# any access touched an object its set lacks or two accesses the facts call NoAlias touched the
+# same bytes, 2 when a program failed to build or its workload failed.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 E2E="$REPO/bench/annotate_e2e"
 W="$(mkdir -p "${1:-/tmp/soundness-run}" && cd "${1:-/tmp/soundness-run}" && pwd)"
 shift || true
-ALL="bash bzip2 curl gawk git gzip lua5.4 make-dfsg ninja-build perl python3.11 rsync sqlite3 vim"
+ALL="bash bzip2 cppcheck curl gawk git gzip lua5.4 make-dfsg memcached nginx ninja-build perl python3.11 rsync sqlite3 tmux vim"
 PROGRAMS="${*:-$ALL}"
 export W
 status=0
@@ -35,6 +36,10 @@ workload() {  # workload P: run $W/P/program (as $B) on P's workload, from $W/P-
     case "$p" in
     bash) "$B" "$HERE/workloads/work.bash" ;;
     bzip2) seq 1 200000 > nums && "$B" -c nums > nums.bz2 && "$B" -dc nums.bz2 | cmp - nums && "$B" -tv nums.bz2 ;;
+    cppcheck)
+        ln -sfn "$(dirname "$(cat "$REPO/.corpus/cppcheck/binary_path")")/cfg" "$W/cppcheck/cfg"
+        cp "$HERE/workloads/work.c" . && "$B" --enable=all --inconclusive --std=c99 work.c 2>&1 | sed "s#$PWD/##" &&
+            "$B" --enable=warning,style --template='{file}:{line}:{severity}:{id}' -DDEBUG work.c 2>&1 | sort ;;
     curl)
         seq 1 20000 > a.txt && printf 'one\ntwo\n' > b.txt
         printf 'url = "file://%s/b.txt"\nwrite-out = "%%{url_effective} %%{size_download}\\n"\n' "$PWD" > config
@@ -57,12 +62,25 @@ workload() {  # workload P: run $W/P/program (as $B) on P's workload, from $W/P-
     gzip) seq 1 200000 > nums && "$B" -c nums > nums.gz && "$B" -dc nums.gz | cmp - nums && "$B" -l nums.gz && "$B" -t nums.gz ;;
     lua5.4) "$B" "$E2E/work.lua" ;;
     make-dfsg) cp "$HERE/workloads/Makefile" . && touch a.in b.in && "$B" -j2 all && "$B" -p > /dev/null ;;
+    memcached)   # on 127.0.0.1 only; `shutdown` (allowed by -A) makes it return from main
+        "$B" -A -u root -l 127.0.0.1 -p 21911 -U 0 -t 2 -m 16 & local pid=$!
+        python3 "$HERE/workloads/client.py" memcached 21911; local rc=$?
+        wait $pid; return $rc ;;
+    nginx)       # one process, on 127.0.0.1 only, stopped with SIGQUIT (a graceful exit)
+        mkdir -p www/d logs && seq 1 2000 > www/a.txt && echo b > www/d/b.txt
+        printf '%s\n' "daemon off; master_process off; error_log stderr notice; pid nginx.pid;" \
+            "events { worker_connections 64; }" \
+            "http { access_log logs/access.log;" \
+            "  server { listen 127.0.0.1:21912; root $PWD/www; location /d/ { autoindex on; } } }" > nginx.conf
+        "$B" -p "$PWD/" -c "$PWD/nginx.conf" & local pid=$!
+        python3 "$HERE/workloads/client.py" http 21912; local rc=$?
+        kill -QUIT $pid; wait $pid; return $rc ;;
     ninja-build)
         local src
         src=$(ls -d "$REPO"/.corpus/ninja-build/src/ninja-build-*/ | head -1)
         cp -r "$src" tree && cd tree && rm -f build.ninja .ninja_log .ninja_deps && CXX=g++ python3 configure.py > /dev/null &&
             for cmd in "-n" "-t targets all" "-t graph" "-t commands" "-t query ninja" "-t rules" "-t inputs all" \
-                       "-t clean -n" "-t compdb"; do "$B" $cmd > /dev/null || return 1; done &&
+                       "-t compdb"; do "$B" $cmd > /dev/null || return 1; done &&
             "$B" -j2 > /dev/null && "$B" -t deps > /dev/null && "$B" -n -d explain ;;
     perl) "$B" "$HERE/workloads/work.pl" ;;
     python3.11)
@@ -74,13 +92,19 @@ workload() {  # workload P: run $W/P/program (as $B) on P's workload, from $W/P-
             "$B" -a src/ dst/ && echo more >> src/a && rm src/d1/b && "$B" -a --delete --stats src/ dst/ &&
             "$B" -anc --itemize-changes src/ dst/ && "$B" -r --exclude 'd2' src/ dst2/ && diff -r src dst ;;
     sqlite3) "$B" :memory: < "$E2E/work.sql" ;;
+    tmux)        # a server forked by the first client; kill-server ends it
+        local T=("$B" -S "$PWD/sock" -f /dev/null)
+        "${T[@]}" new-session -d -s s1 -x 80 -y 24 sh && "${T[@]}" send-keys -t s1 'echo hello; seq 1 30' Enter &&
+            sleep 0.5 && "${T[@]}" split-window -t s1 -h && "${T[@]}" list-panes -a && "${T[@]}" capture-pane -p -t s1:0.0 &&
+            "${T[@]}" rename-window -t s1 w && "${T[@]}" new-window -t s1 && "${T[@]}" list-windows -t s1 &&
+            "${T[@]}" set -g status-left x && "${T[@]}" show -g status-left && "${T[@]}" kill-server ;;
     vim) "$B" -u NONE -i NONE -N -es -S "$HERE/workloads/work.vim" && cat vim.out ;;
     *) echo "no workload for $p"; return 1 ;;
     esac
 }
 
-printf '| program | traced sites | sites reached | accesses | resolved to an object | (site, object) pairs | outside the set |\n' > "$W/summary.md"
-printf '| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n' >> "$W/summary.md"
+printf '| program | traced sites | sites reached | accesses | resolved to an object | (site, object) pairs | outside the set | pairs of sites sharing bytes | of them NoAlias |\n' > "$W/summary.md"
+printf '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n' >> "$W/summary.md"
 for p in $PROGRAMS; do
     [[ -f "$REPO/.corpus/$p/$p.bc" ]] || { echo "$p: not built, skipped"; continue; }
     if ! build "$p" 2> "$W/$p.build.err"; then echo "$p: BUILD FAILED ($W/$p.build.err)"; status=2; continue; fi
@@ -89,12 +113,15 @@ for p in $PROGRAMS; do
     rc=$?
     [[ $rc -eq 0 ]] || { echo "$p: the workload exited $rc ($W/$p.out)"; status=2; }
     python3 "$HERE/run.py" check "$W/$p" --json > "$W/$p.json"
-    [[ $? -eq 1 ]] && status=$(( status > 1 ? status : 1 ))
+    rc=$?
+    [[ $rc -eq 2 ]] && { echo "$p: no log"; status=2; continue; }
+    [[ $rc -eq 1 ]] && status=$(( status > 1 ? status : 1 ))
     python3 - "$W/$p.build.json" "$W/$p.json" "$p" >> "$W/summary.md" <<'EOF'
 import json, sys
 b, c = (json.load(open(f)) for f in sys.argv[1:3])
 row = (sys.argv[3], f"{b['traced_sites']:,}", f"{c['sites_reached']:,}", f"{c['accesses']:,}",
-       f"{c['resolved'] / max(1, c['accesses']):.1%}", f"{c['pairs']:,}", f"{c['lost_pairs']} at {c['lost_sites']} sites")
+       f"{c['resolved'] / max(1, c['accesses']):.1%}", f"{c['pairs']:,}", f"{c['lost_pairs']} at {c['lost_sites']} sites",
+       f"{c['overlapping_pairs']:,}", str(c['noalias_sharing']))
 print("| " + " | ".join(row) + " |")
 EOF
     tail -1 "$W/summary.md" | sed "s/^| //; s/ |$//; s/ | /  /g"

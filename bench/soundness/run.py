@@ -54,10 +54,6 @@ MALLOC_FAMILY = frozenset((
     "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t"))
 #: Allocation functions outside malloc whose extent is an argument (its position).
 SIZED = {"mmap": 1, "mmap64": 1}
-#: Functions whose first argument is freed (realloc's is registered again at its result).
-FREE_FAMILY = frozenset((
-    "free", "cfree", "realloc", "reallocarray", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
-    "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t"))
 ACCESS = ("load", "store", "atomic", "memcpy", "memmove", "memset")
 
 HOOKS = """
@@ -65,7 +61,6 @@ declare void @__ag_access(i32, ptr, i64)
 declare void @__ag_alloca(i32, ptr, i64, i64)
 declare void @__ag_heap(i32, ptr, i32, i64)
 declare void @__ag_global(i32, ptr, i64)
-declare void @__ag_free(ptr)
 declare void @__ag_enter()
 declare void @__ag_leave()
 """
@@ -216,10 +211,6 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
             if op == "ret" and not prev_musttail:
                 before[li].append("  call void @__ag_leave()")
             prev_musttail = " musttail call " in line or line.lstrip().startswith("musttail call ")
-            if op in ("call", "invoke"):
-                callee, ret, args = _call_parts(line)
-                if callee in FREE_FAMILY and args and args[0].startswith("ptr"):
-                    before[li].append(f"  call void @__ag_free(ptr {_value(args[0])})")
             m = _DEF.match(line)
             if m is None:
                 continue
@@ -459,16 +450,18 @@ def lost_objects(facts: Facts, log: Log) -> list[dict]:
     return lost
 
 
-def shared_bytes(facts: Facts, log: Log) -> list[dict]:
+def shared_bytes(facts: Facts, log: Log) -> tuple[list[dict], int]:
     """Pairs of sites of one function that the facts call disjoint (annotate gives them NoAlias)
     but that touched the same bytes of one object during the run: each abstract object stands
-    for all its instances, so such a pair shares a location the facts lost from one of the sets."""
+    for all its instances, so such a pair shares a location the facts lost from one of the sets.
+    Also returns how many (site, site, object) triples touched common bytes (the pairs checked)."""
     by: dict = defaultdict(list)
     for (s, z), ranges in log.ranges.items():
         if facts.site_set[s] >= 0:
             for off, n in ranges:
                 by[str(facts.function[s]), z].append((off, off + max(n, 1), s))
     found: dict = {}
+    examined: set = set()
     for (fn, z), spans in by.items():
         spans.sort()
         active: list = []
@@ -476,12 +469,14 @@ def shared_bytes(facts: Facts, log: Log) -> list[dict]:
             active = [a for a in active if a[0] > start]
             for end2, s2, start2 in active:
                 key = (min(s, s2), max(s, s2), z)
+                if s2 != s:
+                    examined.add(key)
                 if s2 != s and key not in found and facts.disjoint(s, s2):
                     found[key] = {"function": fn, "object": str(facts.names[z]),
                                   "a": facts.describe(key[0]), "b": facts.describe(key[1]),
                                   "bytes": [max(start, start2), min(end, end2)]}
             active.append((end, s, start))
-    return list(found.values())
+    return list(found.values()), len(examined)
 
 
 def check(args) -> int:
@@ -490,11 +485,12 @@ def check(args) -> int:
         print(f"error: {d / 'log'}: no log (run DIR/program with AG_LOG={d / 'log'} first)", file=sys.stderr)
         return 2
     facts, log = Facts(d / "facts.npz"), Log(d / "log")
-    lost, shared = lost_objects(facts, log), shared_bytes(facts, log)
+    lost, (shared, overlapping) = lost_objects(facts, log), shared_bytes(facts, log)
     sites = {s for s, _ in log.count}
     report = {"processes": log.processes, "accesses": log.accesses, "unresolved": log.unresolved,
               "resolved": log.accesses - log.unresolved, "sites_reached": len(sites), "pairs": len(log.count),
               "lost_pairs": len(lost), "lost_sites": len({x["site"] for x in lost}), "noalias_sharing": len(shared),
+              "overlapping_pairs": overlapping,
               "lost": lost[:args.show], "shared": shared[:args.show]}
     if args.json:
         print(json.dumps(report, indent=1))
@@ -502,7 +498,8 @@ def check(args) -> int:
         print(f"{log.processes} processes, {log.accesses:,} accesses ({log.unresolved:,} in memory no traced "
               f"allocation made), {len(sites):,} sites reached, {len(log.count):,} (site, object) pairs; "
               f"not in the site's set: {len(lost)} pairs at {report['lost_sites']} sites; "
-              f"NoAlias pairs that touched the same bytes: {len(shared)}")
+              f"NoAlias pairs that touched the same bytes: {len(shared)} (of {overlapping:,} pairs of sites "
+              f"that did)")
         for x in lost[:args.show]:
             print(f"  {x['function']}: {x['access']} touched {x['object']} ({x['times']} times), set {x['set']}")
         for x in shared[:args.show]:

@@ -10,21 +10,23 @@
 //                                        byte, unless p lies in an object already registered
 //                                        (a call that returns its buffer argument, as getcwd)
 //   __ag_global(node, p, bytes)          from __ag_register_globals(), the module's globals
-//   __ag_free(p)                         before free / delete / realloc of p
 //   __ag_access(site, p, bytes)          before each load, store, atomic and memory intrinsic
 //                                        (`site`: the index of the access site in the facts;
 //                                        `bytes`: the size of the type, or the intrinsic's length)
 // Objects are address intervals [p, p + bytes); registering one drops every interval it
-// overlaps (that memory was freed or its frame returned). A stack object lives until its
+// overlaps (that memory was freed or its frame returned), and free and realloc, which this file
+// defines for the whole process, drop a heap object's. A stack object lives until its
 // frame's __ag_leave, or until a frame at the same depth or above enters (a longjmp or an
 // exception skipped the leave). An access whose address lies in no registered interval is
 // counted as unresolved (memory of libc, argv, string literals...). Hooks that run in a signal
 // handler while its thread is inside a hook are skipped (the lock is the interrupted hook's).
 //
-// At exit the distinct (site, node) pairs are appended to the file named by $AG_LOG (one block
+// At exit the distinct (site, node) pairs are appended to the file named by $AG_LOG (read at the
+// first hook; one block
 // per process: "# pid P accesses A unresolved U", then per pair "site node count more" and the
 // first RANGES distinct byte ranges it touched as "offset:bytes"; more is 1 when there were
 // others). A process that ends by _exit or a signal writes nothing.
+#include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -32,6 +34,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -79,10 +82,13 @@ struct Guard {
   ~Guard() { in_hook--; }
 };
 
+const char *log_path = nullptr;  // $AG_LOG as it was at the first hook (nginx clears its environment)
+
 void dump() {
-  const char *path = getenv("AG_LOG");
+  const char *path = log_path;
   if (path == nullptr || state == nullptr)
     return;
+  Guard g;  // fopen's own mallocs and frees do not come back here
   pthread_mutex_lock(&lock);
   FILE *f = fopen(path, "a");
   if (f != nullptr) {
@@ -103,6 +109,8 @@ void dump() {
 State &st() {
   if (state == nullptr) {
     state = new State();
+    const char *path = getenv("AG_LOG");
+    log_path = path != nullptr ? strdup(path) : nullptr;
     atexit(dump);
     // a fork while another thread holds the lock must not leave the child's lock taken
     pthread_atfork([] { pthread_mutex_lock(&lock); }, [] { pthread_mutex_unlock(&lock); },
@@ -133,6 +141,17 @@ std::vector<Frame> &my_frames() {
   if (frames == nullptr)
     frames = new std::vector<Frame>();
   return *frames;
+}
+
+// A heap object at p is gone (p freed, or moved by realloc).
+void forget(void *p) {
+  if (p == nullptr || state == nullptr)
+    return;
+  pthread_mutex_lock(&lock);
+  auto it = state->objects.find((uintptr_t)p);
+  if (it != state->objects.end() && !it->second.stack)
+    state->objects.erase(it);
+  pthread_mutex_unlock(&lock);
 }
 
 void pop_frame(State &s, std::vector<Frame> &fs) {
@@ -225,20 +244,6 @@ void __ag_heap(uint32_t node, void *p, uint32_t kind, uint64_t bytes) {
   pthread_mutex_unlock(&lock);
 }
 
-void __ag_free(void *p) {
-  Guard g;
-  if (!g.entered)
-    return;
-  if (p == nullptr)
-    return;
-  pthread_mutex_lock(&lock);
-  State &s = st();
-  auto it = s.objects.find((uintptr_t)p);
-  if (it != s.objects.end() && !it->second.stack)
-    s.objects.erase(it);
-  pthread_mutex_unlock(&lock);
-}
-
 void __ag_access(uint32_t site, void *p, uint64_t bytes) {
   Guard g;
   if (!g.entered)
@@ -267,6 +272,44 @@ void __ag_access(uint32_t site, void *p, uint64_t bytes) {
   } else
     s.unresolved++;
   pthread_mutex_unlock(&lock);
+}
+
+// free and realloc of every caller, libc's and libstdc++'s included (the executable's definitions
+// come first): memory freed where no hook sees it must not keep its object's name, or the next
+// allocation at that address, made where no hook sees it either, would be taken for that object.
+// The runtime's own frees (inside a hook) go straight through.
+static void *(*real_realloc)(void *, size_t) = nullptr;
+static void (*real_free)(void *) = nullptr;
+static bool resolving = false;
+
+static void resolve() {
+  if (real_free == nullptr && !resolving) {
+    resolving = true;
+    real_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    resolving = false;
+  }
+}
+
+void free(void *p) {
+  resolve();
+  if (real_free == nullptr)  // a free from inside dlsym: leaked, harmlessly
+    return;
+  if (p != nullptr && in_hook == 0) {
+    Guard g;
+    forget(p);
+  }
+  real_free(p);
+}
+
+void *realloc(void *p, size_t n) {
+  resolve();
+  void *q = real_realloc(p, n);
+  if (p != nullptr && q != p && (q != nullptr || n == 0) && in_hook == 0) {
+    Guard g;
+    forget(p);
+  }
+  return q;
 }
 
 }  // extern "C"
