@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from constraints.llvm.access_sites import function_bodies, opcode_of, walk_function  # noqa: E402
+from constraints.llvm.access_sites import function_bodies, opcode_of, top_level_parts, walk_function  # noqa: E402
 from constraints.model import NodeKind  # noqa: E402
 
 RUNTIME = Path(__file__).resolve().parent / "runtime.cc"
@@ -78,41 +78,14 @@ _PARAM_ATTRS = frozenset((
 
 def split_top(s: str) -> list[str]:
     """``s`` split at its commas outside brackets and quotes, each part stripped."""
-    parts, depth, start, quoted = [], 0, 0, False
-    for k, c in enumerate(s):
-        if quoted:
-            quoted = c != '"'
-        elif c == '"':
-            quoted = True
-        elif c in "([{<":
-            depth += 1
-        elif c in ")]}>":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(s[start:k].strip())
-            start = k + 1
-    parts.append(s[start:].strip())
-    return parts
+    return [p.strip() for p in top_level_parts(s)]
 
 
 def type_end(s: str, i: int = 0) -> int:
     """Where the LLVM type that starts at ``s[i]`` ends (an index into ``s``)."""
-    if s[i] in "[{<":
-        depth, quoted, k = 0, False, i
-        while k < len(s):
-            c = s[k]
-            if quoted:
-                quoted = c != '"'
-            elif c == '"':
-                quoted = True
-            elif c in "([{<":
-                depth += 1
-            elif c in ")]}>":
-                depth -= 1
-                if depth == 0:
-                    return k + 1
-            k += 1
-        return k
+    if s[i] in "[{<":        # up to the bracket that closes s[i]
+        parts = top_level_parts(s, i + 1)
+        return min(len(s), i + 1 + sum(map(len, parts)) + len(parts))
     if s.startswith('%"', i):
         return s.index('"', i + 2) + 1
     m = re.compile(r"[^\s,()]+").match(s, i)

@@ -140,9 +140,16 @@ def entry_label(header: str) -> str:
 
 def _parameters(header: str, i: int) -> list[str]:
     """The parameter texts of a ``define`` line, from just after its ``(``."""
-    params, depth, start, quoted = [], 0, i, False
-    for k in range(i, len(header)):
-        c = header[k]
+    return top_level_parts(header, i)
+
+
+def top_level_parts(text: str, i: int = 0) -> list[str]:
+    """The comma-separated parts of ``text`` from ``i`` on (as they are, not stripped), split
+    outside brackets and quotes, up to its end or to the first closing bracket that no opening
+    one after ``i`` matches (the ``)`` of an argument list that started just before ``i``)."""
+    parts, depth, start, quoted = [], 0, i, False
+    for k in range(i, len(text)):
+        c = text[k]
         if quoted:
             quoted = c != '"'
         elif c == '"':
@@ -151,13 +158,14 @@ def _parameters(header: str, i: int) -> list[str]:
             depth += 1
         elif c in ")]}>":
             if depth == 0:
-                params.append(header[start:k])
-                break
+                parts.append(text[start:k])
+                return parts
             depth -= 1
         elif c == "," and depth == 0:
-            params.append(header[start:k])
+            parts.append(text[start:k])
             start = k + 1
-    return params
+    parts.append(text[start:])
+    return parts
 
 
 def function_name(header: str) -> str:
