@@ -17,7 +17,6 @@ W="$(mkdir -p "${1:-/tmp/soundness-run}" && cd "${1:-/tmp/soundness-run}" && pwd
 shift || true
 ALL="bash bzip2 cppcheck curl gawk git gzip lua5.4 make-dfsg memcached nginx ninja-build perl python3.11 rsync sqlite3 tmux vim"
 PROGRAMS="${*:-$ALL}"
-export W
 status=0
 
 build() {  # build P: $W/P/program from .corpus/P/P.bc, linked against the corpus binary's libraries
@@ -25,6 +24,12 @@ build() {  # build P: $W/P/program from .corpus/P/P.bc, linked against the corpu
     bin="$(cat "$REPO/.corpus/$p/binary_path" 2>/dev/null)"
     libs=$(ldd "$bin" 2>/dev/null | awk '$1 ~ /^lib/ && $1 !~ /^libc\.so/ {print "-l:" $1}' | tr '\n' ' ')
     ldd "$bin" 2>/dev/null | grep -q libstdc++ && cxx=--cxx
+    # the functions built without bitcode (rsync's md5_process_asm: assembly), from the build's objects
+    if [[ -s "$REPO/.corpus/$p/no-bitcode.txt" ]]; then
+        libs+=" $(find "$REPO/.corpus/$p/src" -name '*.o' -print0 | xargs -0 nm -A --defined-only 2> /dev/null |
+            awk 'NR == FNR {want[$1]; next} ($NF in want) {split($1, f, ":"); print f[1]}' \
+                "$REPO/.corpus/$p/no-bitcode.txt" - | sort -u | tr '\n' ' ')"
+    fi
     llvm-dis-19 "$REPO/.corpus/$p/$p.bc" -o "$W/$p.ll" &&
         python3 "$HERE/run.py" build "$W/$p.ll" -o "$W/$p" $cxx -- $libs > "$W/$p.build.json"
 }

@@ -59,21 +59,24 @@ ACCESS = ("load", "store", "atomic", "memcpy", "memmove", "memset")
 HOOKS = """
 declare void @__ag_access(i32, ptr, i64)
 declare void @__ag_alloca(i32, ptr, i64, i64)
-declare void @__ag_heap(i32, ptr, i32, i64)
+declare void @__ag_heap(i32, ptr, i32, i64, ptr, ptr)
 declare void @__ag_global(i32, ptr, i64)
-declare void @__ag_enter()
-declare void @__ag_leave()
+declare i64 @__ag_enter()
+declare void @__ag_leave(i64)
 """
 
 _LOCAL = r'%(?:[-\w$.]+|"[^"]*")'
 _DEF = re.compile(rf"^  ({_LOCAL}) = (.*)$")
 _CALLEE = re.compile(r'@([-\w$.]+|"[^"]*")\(')
+_LABEL_LINE = re.compile(r'^([-\w$.]+|"[^"]*"):')
 _GLOBAL = re.compile(r'^@([-\w$.]+|"[^"]*") = (.*)$')
 _OPAQUE = re.compile(r'^(%[-\w$.]+|%"[^"]*") = type opaque')
 _ORDERING = re.compile(r'(?: syncscope\("[^"]*"\))?(?: (?:unordered|monotonic|acquire|release|acq_rel|seq_cst))+$')
-_PARAM_ATTRS = frozenset((
-    "noundef", "nonnull", "noalias", "nocapture", "readonly", "writeonly", "readnone", "returned", "signext",
-    "zeroext", "inreg", "nofree", "nest", "swiftself", "swifterror", "immarg", "allocptr", "noundef"))
+# a parameter attribute before an argument's value: a keyword (not a constant expression's
+# opcode), `align N`, `dereferenceable(N)`, or `name(` with its parenthesised operand following
+_ATTRIBUTE = re.compile(r"(?:align \d+ |[a-z_]+\(|(?!(?:getelementptr|bitcast|inttoptr|ptrtoint|addrspacecast|trunc|"
+                        r"zext|sext|add|sub|mul|shl|lshr|ashr|and|or|xor|icmp|select|extractelement|insertelement|"
+                        r"shufflevector|null|undef|poison|zeroinitializer|true|false|inbounds|nuw|nsw|nusw)\b)[a-z_]+ )")
 
 
 def split_top(s: str) -> list[str]:
@@ -105,17 +108,17 @@ def _unquote(name: str) -> str:
 
 def _value(arg: str) -> str:
     """The value of a call argument ``ptr [attributes] VALUE``."""
-    words = arg.split(" ")
-    k = 1
-    while k < len(words) - 1:
-        w = words[k]
-        if w == "align":
-            k += 2
-        elif w in _PARAM_ATTRS or re.match(r"[a-z_]+\(", w):   # noundef, byval(%T), dereferenceable(8)
-            k += 1
+    k = arg.index(" ") + 1 if " " in arg else len(arg)
+    while True:
+        m = _ATTRIBUTE.match(arg, k)
+        if m is None or m.end() >= len(arg):
+            return arg[k:]
+        if "(" in m.group(0):             # byval(%T), range(i64 0, 100), initializes((0, 8))
+            parts = top_level_parts(arg, m.end())
+            k = min(len(arg), m.end() + sum(map(len, parts)) + len(parts))
+            k += arg[k:k + 1] == " "
         else:
-            break
-    return " ".join(words[k:])
+            k = m.end()
 
 
 def _call_parts(rest: str) -> tuple[str | None, str, list[str]]:
@@ -154,19 +157,18 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
     counts = defaultdict(int)
     tmp = 0
     for fname, start, end, entry in function_bodies(lines):
-        fn = _unquote(fname)
         labels = {}
         for li in range(start, end):
-            line = lines[li]
-            if line and line[0] not in " ;}" and ":" in line:
-                labels[line.split(":")[0].strip('"')] = li
+            m = _LABEL_LINE.match(lines[li])
+            if m is not None:
+                labels[m.group(1)] = li
         body_text = "\n".join(lines[start:end])
         first = True
         prev_musttail = False
         for block, index, li in walk_function(lines, start, end, entry):
             line = lines[li]
             if first:
-                before[li].append("  call void @__ag_enter()")
+                before[li].append("  %__ag.frame = call i64 @__ag_enter()")
                 first = False
             op = opcode_of(line)
             site = site_index.get((fname, block, index))
@@ -178,16 +180,17 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
                     size = f"%__ag.n{tmp}"
                 for operand in operands:
                     if operand in ("null", "undef", "poison") or "addrspace(" in operand:
+                        counts["operands_skipped"] += 1
                         continue
                     before[li].append(f"  call void @__ag_access(i32 {site[0]}, ptr {operand}, i64 {size})")
                     counts["accesses"] += 1
             if op == "ret" and not prev_musttail:
-                before[li].append("  call void @__ag_leave()")
+                before[li].append("  call void @__ag_leave(i64 %__ag.frame)")
             prev_musttail = " musttail call " in line or line.lstrip().startswith("musttail call ")
             m = _DEF.match(line)
             if m is None:
                 continue
-            node = objects.get(f"*{fn}:%{_unquote(m.group(1)[1:])}")
+            node = objects.get(f"*{fname}:{m.group(1)}")     # names as printed (quoted where LLVM quotes)
             if node is None:
                 continue
             rest = m.group(2)
@@ -210,19 +213,23 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
                 counts["allocas"] += 1
             elif op in ("call", "invoke"):
                 callee, ret, args_of_call = _call_parts(rest)
-                if ret != "ptr":
+                if ret != "ptr" or "musttail " in line:
                     continue
                 kind, size = int(callee in MALLOC_FAMILY), "0"
                 if callee in SIZED and op == "call":
                     ity, val = args_of_call[SIZED[callee]].split(" ")[0], _value(args_of_call[SIZED[callee]])
                     if ity == "i64":
                         kind, size = 2, val
-                hook = f"  call void @__ag_heap(i32 {node}, ptr {m.group(1)}, i32 {kind}, i64 {size})"
+                given = [_value(a) for a in args_of_call if a.startswith("ptr ")][:2]
+                given = [g if g.startswith(("%", "@", "null")) else "null" for g in given] + ["null"] * (2 - len(given))
+                hook = (f"  call void @__ag_heap(i32 {node}, ptr {m.group(1)}, i32 {kind}, i64 {size}, "
+                        f"ptr {given[0]}, ptr {given[1]})")
                 if op == "call":
                     after[li].append(hook)
                 else:
                     target = _normal_dest(lines, li)
-                    if target is None or target not in labels or body_text.count(f"label %{target}") != 1:
+                    refs = len(re.findall(rf"label %{re.escape(target)}(?![-\w$.])", body_text)) if target else 0
+                    if target not in labels or refs != 1:
                         counts["heap_skipped"] += 1
                         continue
                     at = labels[target] + 1
@@ -233,6 +240,10 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
     out = []
     for li, line in enumerate(lines):
         out.extend(before.get(li, ()))
+        if line.startswith("  call void @llvm.lifetime."):
+            # without lifetime markers no two allocas share a stack slot (stack colouring), so
+            # that each keeps the address it was registered with
+            continue
         if line.startswith("@") and "unnamed_addr " in line:
             # two equal constants that may share an address (ConstantMerge, the linker's merged
             # sections) would look like one object touched through the other's pointers
@@ -262,14 +273,15 @@ def _operands(line: str, op: str) -> tuple[list[str], str]:
     if at < 0:
         return [], "0"
     typed = re.sub(r"^(?:atomic |volatile |weak )*", "", parts[0] if op in ("load", "store") else parts[1])
-    return [_ORDERING.sub("", part[at + 4:])], _sizeof(typed[:type_end(typed)])
+    ty = typed[:type_end(typed)]
+    return [_ORDERING.sub("", part[at + 4:])], "1" if "vscale" in ty else _sizeof(ty)   # scalable: its first byte
 
 
 def _normal_dest(lines: list[str], li: int) -> str | None:
     for k in (li, li + 1):
         m = re.search(r'to label %([-\w$.]+|"[^"]*")', lines[k])
         if m:
-            return _unquote(m.group(1))
+            return m.group(1)
     return None
 
 
@@ -281,8 +293,8 @@ def _globals_function(lines: list[str], objects: dict, counts) -> str:
         m = _GLOBAL.match(line)
         if m is None:
             continue
-        node = objects.get(f"*@{_unquote(m.group(1))}")
-        if node is None or _unquote(m.group(1)).startswith("llvm."):   # llvm.global_ctors and kin
+        node = objects.get(f"*@{m.group(1)}")
+        if node is None or m.group(1).startswith("llvm.") or " ifunc " in line:   # llvm.global_ctors and kin
             continue
         words = m.group(2).split(" ")
         kw = next((k for k, w in enumerate(words) if w in ("global", "constant")), None)
@@ -300,6 +312,7 @@ def _globals_function(lines: list[str], objects: dict, counts) -> str:
 # ------------------------------------------------------------------ build and check
 def build(args) -> int:
     from andersen_gpu.aliasfacts import analyze
+    from andersen_gpu.aliasfacts.annotate import site_lines
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -316,9 +329,11 @@ def build(args) -> int:
                     for s in facts.site_set]
     site_index = {sites.key(i): (i, sites.pointer[i]) for i in range(len(sites))
                   if sites.kind[i] in ACCESS and facts.site_set[i] >= 0}
+    site_lines(text.split("\n"), facts)     # raises when a site's numbering does not fit the text
     analysed = time.monotonic() - t0
     itext, counts = instrument(text, site_index, objects)
     (out / "program.ll").write_text(itext)
+    (out / "log").unlink(missing_ok=True)   # ids of an earlier build would be read against these facts
     np.savez_compressed(
         out / "facts.npz", site_set=facts.site_set, set_indptr=facts.set_indptr, set_indices=facts.set_indices,
         obj_indptr=np.cumsum([0] + [len(o) for o in site_objects]),
@@ -359,19 +374,21 @@ class Log:
     ranges : ``{(site, node): {(offset, bytes)}}``, the byte ranges of the object each site touched
         (at most 16 per process; ``more`` holds the pairs that touched others too)
     processes, accesses, unresolved : int
+    empty : zero-length memory intrinsics (touch nothing; not traced)
     """
 
     def __init__(self, path: Path):
         self.count: dict = defaultdict(int)
         self.ranges: dict = defaultdict(set)
         self.more: set = set()
-        self.processes = self.accesses = self.unresolved = 0
+        self.processes = self.accesses = self.unresolved = self.empty = 0
         for line in path.read_text().splitlines():
             w = line.split()
             if line.startswith("#"):
                 self.processes += 1
                 self.accesses += int(w[4])
                 self.unresolved += int(w[6])
+                self.empty += int(w[8])
             elif w:
                 key = int(w[0]), int(w[1])
                 self.count[key] += int(w[2])
@@ -462,7 +479,7 @@ def check(args) -> int:
     sites = {s for s, _ in log.count}
     report = {"processes": log.processes, "accesses": log.accesses, "unresolved": log.unresolved,
               "resolved": log.accesses - log.unresolved, "sites_reached": len(sites), "pairs": len(log.count),
-              "lost_pairs": len(lost), "lost_sites": len({x["site"] for x in lost}), "noalias_sharing": len(shared),
+              "empty": log.empty, "pairs_past_16_ranges": len(log.more), "lost_pairs": len(lost), "lost_sites": len({x["site"] for x in lost}), "noalias_sharing": len(shared),
               "overlapping_pairs": overlapping,
               "lost": lost[:args.show], "shared": shared[:args.show]}
     if args.json:
@@ -472,7 +489,7 @@ def check(args) -> int:
               f"allocation made), {len(sites):,} sites reached, {len(log.count):,} (site, object) pairs; "
               f"not in the site's set: {len(lost)} pairs at {report['lost_sites']} sites; "
               f"NoAlias pairs that touched the same bytes: {len(shared)} (of {overlapping:,} pairs of sites "
-              f"that did)")
+              f"that did; {len(log.more):,} (site, object) pairs touched more than the 16 byte ranges kept)")
         for x in lost[:args.show]:
             print(f"  {x['function']}: {x['access']} touched {x['object']} ({x['times']} times), set {x['set']}")
         for x in shared[:args.show]:

@@ -1,32 +1,38 @@
 // The run-time half of bench/soundness/run.py: which object each instrumented access touched.
 //
 // The instrumented program (run.py's `instrument`) calls these hooks:
-//   __ag_enter() / __ag_leave()          at a defined function's entry / before each of its `ret`s
+//   t = __ag_enter() / __ag_leave(t)     at a defined function's entry / before each of its `ret`s
 //   __ag_alloca(node, p, elem_bytes, n)  after an `alloca` whose object is `node`
-//   __ag_heap(node, p, kind, bytes)      after a call whose result is the heap object `node`;
+//   __ag_heap(node, p, kind, bytes, a0, a1)  after a call whose result is the heap object `node`
+//                                        (a0, a1: its first two pointer arguments);
 //                                        kind 1: p comes from glibc's malloc (its extent is
 //                                        malloc_usable_size(p)); 2: `bytes` (mmap's length);
 //                                        0: unknown extent: p's one
-//                                        byte, unless p lies in an object already registered
-//                                        (a call that returns its buffer argument, as getcwd)
+//                                        byte, unless p is a0 or a1 or lies in an object already
+//                                        registered (a call that returns its buffer argument, as getcwd)
 //   __ag_global(node, p, bytes)          from __ag_register_globals(), the module's globals
 //   __ag_access(site, p, bytes)          before each load, store, atomic and memory intrinsic
 //                                        (`site`: the index of the access site in the facts;
-//                                        `bytes`: the size of the type, or the intrinsic's length)
+//                                        `bytes`: the size of the type, or the intrinsic's length;
+//                                        a zero-length one is counted apart, not traced)
 // Objects are address intervals [p, p + bytes); registering one drops every interval it
 // overlaps (that memory was freed or its frame returned), and free and realloc, which this file
 // defines for the whole process, drop a heap object's. A stack object lives until its
-// frame's __ag_leave, or until a frame at the same depth or above enters (a longjmp or an
-// exception skipped the leave). An access whose address lies in no registered interval is
+// frame's __ag_leave (which also pops frames above it: an inlined callee's), or until a frame
+// above it in the stack enters (a longjmp or an exception skipped the leave). An access whose
+// address lies in no registered interval is
 // counted as unresolved (memory of libc, argv, string literals...). Hooks that run in a signal
 // handler while its thread is inside a hook are skipped (the lock is the interrupted hook's).
 //
 // At exit the distinct (site, node) pairs are appended to the file named by $AG_LOG (read at the
 // first hook; one block
-// per process: "# pid P accesses A unresolved U", then per pair "site node count more" and the
+// per process: "# pid P accesses A unresolved U empty E", then per pair "site node count more" and the
 // first RANGES distinct byte ranges it touched as "offset:bytes"; more is 1 when there were
-// others). A process that ends by _exit or a signal writes nothing.
+// others). A process that ends by _exit, exec or a signal writes nothing; a forked child reports
+// only what it did after the fork. A signal handler that calls exit() inside a hook writes
+// nothing either (the lock is taken).
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -35,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -65,7 +72,7 @@ struct Touch {
 struct State {
   std::map<uintptr_t, Object> objects;
   std::unordered_map<uint64_t, Touch> seen;  // site << 32 | node
-  uint64_t accesses = 0, unresolved = 0;
+  uint64_t accesses = 0, unresolved = 0, empty = 0;  // empty: zero-length intrinsics (not traced)
 };
 
 pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,19 +95,31 @@ void dump() {
   const char *path = log_path;
   if (path == nullptr || state == nullptr)
     return;
-  Guard g;  // fopen's own mallocs and frees do not come back here
-  pthread_mutex_lock(&lock);
-  FILE *f = fopen(path, "a");
-  if (f != nullptr) {
-    fprintf(f, "# pid %d accesses %llu unresolved %llu\n", (int)getpid(), (unsigned long long)state->accesses,
-            (unsigned long long)state->unresolved);
-    for (auto &[key, t] : state->seen) {
-      fprintf(f, "%u %u %llu %d", (unsigned)(key >> 32), (unsigned)key, (unsigned long long)t.count, (int)t.more);
-      for (int k = 0; k < t.n; ++k)
-        fprintf(f, " %llu:%llu", (unsigned long long)t.off[k], (unsigned long long)t.len[k]);
-      fputc('\n', f);
+  // exit() from a signal handler that interrupted a hook: the lock may be this thread's
+  bool nested = in_hook != 0;
+  if (nested ? pthread_mutex_trylock(&lock) != 0 : pthread_mutex_lock(&lock) != 0)
+    return;
+  Guard g;  // the string's own mallocs and frees do not come back here
+  std::string out = "# pid " + std::to_string(getpid()) + " accesses " + std::to_string(state->accesses) +
+                    " unresolved " + std::to_string(state->unresolved) + " empty " + std::to_string(state->empty) +
+                    "\n";
+  for (auto &[key, t] : state->seen) {
+    out += std::to_string(key >> 32) + " " + std::to_string((uint32_t)key) + " " + std::to_string(t.count) + " " +
+           (t.more ? "1" : "0");
+    for (int k = 0; k < t.n; ++k)
+      out += " " + std::to_string(t.off[k]) + ":" + std::to_string(t.len[k]);
+    out += "\n";
+  }
+  // one write with O_APPEND: processes that exit together do not interleave their blocks
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    for (size_t at = 0; at < out.size();) {
+      ssize_t n = write(fd, out.data() + at, out.size() - at);
+      if (n <= 0)
+        break;
+      at += (size_t)n;
     }
-    fclose(f);
+    close(fd);
   }
   pthread_mutex_unlock(&lock);
 }
@@ -112,9 +131,15 @@ State &st() {
     const char *path = getenv("AG_LOG");
     log_path = path != nullptr ? strdup(path) : nullptr;
     atexit(dump);
-    // a fork while another thread holds the lock must not leave the child's lock taken
+    // a fork while another thread holds the lock must not leave the child's lock taken; the child
+    // reports only what it does itself (the parent reports the rest)
     pthread_atfork([] { pthread_mutex_lock(&lock); }, [] { pthread_mutex_unlock(&lock); },
-                   [] { pthread_mutex_unlock(&lock); });
+                   [] {
+                     Guard g;  // clear's frees go straight through
+                     state->seen.clear();
+                     state->accesses = state->unresolved = state->empty = 0;
+                     pthread_mutex_unlock(&lock);
+                   });
   }
   return *state;
 }
@@ -185,30 +210,34 @@ void __ag_global(uint32_t node, void *p, uint64_t bytes) {  // from ensure_globa
   pthread_mutex_unlock(&lock);
 }
 
-__attribute__((noinline)) void __ag_enter(void) {
+// Returns this frame's token for __ag_leave (0: not traced).
+__attribute__((noinline)) uint64_t __ag_enter(void) {
   Guard g;
   if (!g.entered)
-    return;
+    return 0;
   ensure_globals();
+  if (log_path == nullptr && getenv("AG_LOG") != nullptr)  // the first hooks ran before the environment was set
+    log_path = strdup(getenv("AG_LOG"));                   // (an ifunc resolver)
   uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
   auto &fs = my_frames();
   pthread_mutex_lock(&lock);
   State &s = st();
-  while (!fs.empty() && fs.back().sp <= sp)  // frames left by a longjmp or an exception
+  while (!fs.empty() && fs.back().sp < sp)  // deeper frames a longjmp or an exception left
     pop_frame(s, fs);
   pthread_mutex_unlock(&lock);
   fs.push_back(Frame{sp, {}});
+  return fs.size();
 }
 
-void __ag_leave(void) {
+// Pops the frame of `token` and every frame above it (one an inlined callee left, say).
+void __ag_leave(uint64_t token) {
   Guard g;
-  if (!g.entered)
+  if (!g.entered || token == 0)
     return;
   auto &fs = my_frames();
-  if (fs.empty())
-    return;
   pthread_mutex_lock(&lock);
-  pop_frame(st(), fs);
+  while (fs.size() >= token)
+    pop_frame(st(), fs);
   pthread_mutex_unlock(&lock);
 }
 
@@ -224,11 +253,11 @@ void __ag_alloca(uint32_t node, void *p, uint64_t elem_bytes, uint64_t n) {
   pthread_mutex_unlock(&lock);
 }
 
-void __ag_heap(uint32_t node, void *p, uint32_t kind, uint64_t bytes) {
+void __ag_heap(uint32_t node, void *p, uint32_t kind, uint64_t bytes, void *a0, void *a1) {
   Guard g;
   if (!g.entered)
     return;
-  if (p == nullptr)
+  if (p == nullptr || (kind == 0 && (p == a0 || p == a1)))  // it returned its buffer argument (getcwd)
     return;
   pthread_mutex_lock(&lock);
   State &s = st();
@@ -252,6 +281,11 @@ void __ag_access(uint32_t site, void *p, uint64_t bytes) {
   uintptr_t a = (uintptr_t)p;
   pthread_mutex_lock(&lock);
   State &s = st();
+  if (bytes == 0) {  // memcpy(buf + len, s, 0): touches nothing, may point one past an object
+    s.empty++;
+    pthread_mutex_unlock(&lock);
+    return;
+  }
   s.accesses++;
   auto it = s.objects.upper_bound(a);
   if (it != s.objects.begin() && a < (--it)->second.end) {

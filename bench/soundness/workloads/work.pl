@@ -12,8 +12,8 @@ my $n = 0; $n += $_->[0] for values %h; print "$n\n";
 local $@; eval { die "oops\n" }; print "caught $@";
 my @w = split /\s+/, "the quick brown fox"; print join("-", reverse @w), "\n";
 my %c; $c{$_}++ for split //, "mississippi"; print join("", map {"$_$c{$_}"} sort keys %c), "\n";
-open(my $fh, '>', "$ENV{W}/perl.out") or die; print $fh "line$_\n" for 1..100; close $fh;
-open($fh, '<', "$ENV{W}/perl.out") or die; my @l = <$fh>; close $fh; print scalar(@l), "\n";
+open(my $fh, '>', "perl.out") or die; print $fh "line$_\n" for 1..100; close $fh;
+open($fh, '<', "perl.out") or die; my @l = <$fh>; close $fh; print scalar(@l), "\n";
 print sprintf("%s", join ",", (sort { $b cmp $a } qw(pear apple fig))), "\n";
 package Counter; sub new { my ($c, %a) = @_; bless { n => $a{start} // 0 }, $c } sub inc { $_[0]{n}++ }
 package main; my $ct = Counter->new(start => 5); $ct->inc for 1..3; print $ct->{n}, "\n";

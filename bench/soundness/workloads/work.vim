@@ -11,6 +11,6 @@ let d.c = map(copy(d.b), 'v:val * 2')
 call append(0, [string(d), string(line('$')), toupper(getline(5)), printf('%05d', 42)])
 normal! gg3Jyyp
 let text = join(getline(1, 10), "\n")
-call writefile([strlen(text), matchstr('abc123', '\d\+'), split('a:b:c', ':')[1], sha256('abc')[:8]], $W . '/vim.out')
-write! $W/vim.txt
+call writefile([strlen(text), matchstr('abc123', '\d\+'), split('a:b:c', ':')[1], sha256('abc')[:8]], 'vim.out')
+write! vim.txt
 qall!
