@@ -174,3 +174,66 @@ def test_operands_are_read_off_the_instruction_line() -> None:
     assert _value("ptr noundef byval(%struct.S) align 8 %arg") == "%arg"
     assert split_top('{ i32, ptr } { i32 1, ptr @g }, ptr "a,b"') == ["{ i32, ptr } { i32 1, ptr @g }", 'ptr "a,b"']
     assert [type_end(t) for t in ("[4 x { i8, ptr }] zeroinitializer", '%"s t" x', "ptr addrspace(1) @g")] == [17, 6, 16]
+
+
+HOOKS_DRIVER = r"""
+#include <stdint.h>
+#include <stdlib.h>
+uint64_t __ag_enter(void);
+void __ag_leave(uint64_t);
+void __ag_alloca(uint32_t, void *, uint64_t, uint64_t);
+void __ag_heap(uint32_t, void *, uint32_t, uint64_t, void *, void *);
+void __ag_access(uint32_t, void *, uint64_t);
+static char *kept, *unwound;
+__attribute__((noinline)) static void callee(void) {
+  uint64_t t = __ag_enter();
+  char buf[32];
+  kept = buf;
+  __ag_alloca(7, buf, 1, 32);
+  __ag_access(1, buf + 4, 4);
+  __ag_leave(t);
+}
+__attribute__((noinline)) static void left_by_a_throw(void) {   /* enters, never leaves */
+  __ag_enter();
+  char b[16];
+  unwound = b;
+  __ag_alloca(11, b, 1, 16);
+}
+int main(void) {
+  uint64_t t = __ag_enter();
+  callee();
+  __ag_access(2, kept + 4, 4);                 /* callee's frame is gone: unresolved */
+  char *p = malloc(64);
+  __ag_heap(9, p, 1, 0, 0, 0);
+  __ag_access(3, p + 8, 8);                    /* heap object 9, bytes 8..16 */
+  free(p);                                     /* the runtime's free retires it */
+  __ag_access(4, p + 8, 8);                    /* unresolved */
+  char *q = malloc(16);
+  __ag_heap(10, q, 0, 0, q, 0);                /* returned its argument: not an object */
+  __ag_access(5, q, 1);                        /* unresolved */
+  __ag_access(6, q, 0);                        /* zero length: counted apart */
+  uint64_t g = __ag_enter();                   /* a callee frame (inlined, say) */
+  left_by_a_throw();
+  __ag_leave(g);                               /* pops the frame the throw left too */
+  __ag_access(8, unwound, 1);                  /* unresolved */
+  __ag_leave(t);
+  return 0;
+}
+"""
+
+
+@needs_llvm
+def test_the_runtime_retires_frames_and_frees(tmp_path: Path) -> None:
+    # the hooks called by hand: after a frame's leave, after free, after a frame an exception left
+    # (popped with its caller's), an address is in no object; zero-length accesses are apart
+    from bench.soundness.run import RUNTIME
+
+    (tmp_path / "d.c").write_text(HOOKS_DRIVER)
+    subprocess.run(["clang++-19", "-O2", "-c", str(RUNTIME), "-o", str(tmp_path / "rt.o")], check=True)
+    subprocess.run(["clang-19", "-O0", str(tmp_path / "d.c"), str(tmp_path / "rt.o"), "-lstdc++",
+                    "-o", str(tmp_path / "d")], check=True)
+    subprocess.run([str(tmp_path / "d")], env={"AG_LOG": str(tmp_path / "log")}, check=True)
+    log = Log(tmp_path / "log")
+    assert (log.processes, log.accesses, log.unresolved, log.empty) == (1, 6, 4, 1)
+    assert dict(log.count) == {(1, 7): 1, (3, 9): 1}
+    assert log.ranges[1, 7] == {(4, 4)} and log.ranges[3, 9] == {(8, 8)}
