@@ -50,7 +50,6 @@ def main() -> None:
     ap.add_argument("--out", help="folder for the sources of the kernels compiled")
     args = ap.parse_args()
     os.environ["CUPY_CACHE_SAVE_CUDA_SOURCE"] = "1"   # read by CuPy when it compiles
-    import cupy.cuda.compiler as compiler
 
     import andersen_gpu
     from andersen_gpu import warmup
@@ -59,7 +58,7 @@ def main() -> None:
     out = Path(args.out) if args.out else None
     if out:
         out.mkdir(parents=True, exist_ok=True)
-    cache = Path(compiler.get_cache_dir())
+    cache = warmup.gpu_stamp().parent   # CuPy 14 has no compiler.get_cache_dir(): the stamp knows the folder
 
     def listing() -> set[Path]:
         return {p for p in cache.rglob("*") if p.is_file()} if cache.is_dir() else set()
