@@ -47,8 +47,7 @@ def main(argv=None) -> int:
     cs, _ = extract_with_stats([Path(args.corpus) / args.program / f"{args.program}.bc"])
     sol = andersen_gpu.solve(cs, backend="cpu")
     kind = np.asarray(cs.kind)
-    is_obj = (kind == 1) | (kind == 3)
-    base = np.maximum.accumulate(np.where(is_obj, np.arange(cs.n_nodes), -1))   # a slot's object
+    base = cs.slot_objects()   # a slot's object
 
     def held_by(nodes) -> set[str]:
         out: set[int] = set()

@@ -103,8 +103,7 @@ def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: boo
     t2 = time.perf_counter()
     kinds = np.asarray(cs.kind)
     n = cs.n_nodes
-    is_obj = (kinds == 1) | (kinds == 3)
-    base = np.maximum.accumulate(np.where(is_obj, np.arange(n), -1))  # a field's object: the last object before it
+    base = cs.slot_objects()  # a field's object
     names = cs.names
     ptrs = np.asarray(named_pointers(names, kinds.tolist()), np.int64)
     node_set = sol.node_set

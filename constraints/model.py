@@ -427,6 +427,15 @@ class ConstraintSet:
         """Ids of nodes that start an object (``obj_size > 0``)."""
         return np.flatnonzero(self.obj_size > 0).astype(np.int32)
 
+    def slot_objects(self) -> np.ndarray:
+        """``int64[n_nodes]``: the object (or function) each slot belongs to, its slots following
+        it: for every node, the last OBJECT or FUNCTION node at or before it (-1 before the first).
+        Meaningful at objects and fields, the nodes points-to sets hold (object-level sets)."""
+        k = np.asarray(self.kind)
+        is_obj = (k == NodeKind.OBJECT) | (k == NodeKind.FUNCTION)
+        return np.maximum.accumulate(np.where(is_obj, np.arange(self.n_nodes), -1)) if self.n_nodes else \
+            np.zeros(0, np.int64)
+
     def node_label(self, node: int) -> str:
         """A readable label: the front end's name when there is one, else ``#id``."""
         if self.names is not None and self.names[node]:

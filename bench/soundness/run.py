@@ -11,18 +11,19 @@ facts ``annotate`` turns into NoAlias metadata), writes ``DIR/facts.npz`` (each 
 location set at object level, and the node names) and an instrumented copy of the IR,
 ``DIR/program.ll`` (:func:`instrument`), and compiles that with clang-19 -O1 and
 ``runtime.cc`` beside this file into ``DIR/program``. The instrumented program records which
-object each load, store, atomic and memory intrinsic touches: globals, allocas and heap objects
-of the allocation calls the front end gives an object of their own are registered as address
-intervals under their node, so an address is traced back to the object the analysis named for it
-(``runtime.cc`` says how frames and frees retire them). ``check`` reads ``DIR/log`` and reports
-every (site, object) pair observed where the site's set is known and does not hold the object:
-a pointee the model lost, which ``annotate`` would turn into a wrong NoAlias. Exit 1 when there is
-one, 0 otherwise.
+object, and which bytes of it, each load, store, atomic and memory intrinsic with a known set
+touches: globals, allocas and heap objects of the allocation calls the front end gives an object
+of their own are registered as address intervals under their node, so an address is traced back
+to the object the analysis named for it (``runtime.cc`` says how frames and frees retire them).
+``check`` reads ``DIR/log`` and reports (:func:`lost_objects`) every (site, object) pair observed
+whose object the site's set lacks, and (:func:`shared_bytes`) every pair of sites of one function
+that the facts call disjoint but that touched the same bytes of one object: pointees the model
+lost, which ``annotate`` would turn into a wrong NoAlias. Exit 1 when there is one, 0 otherwise.
 
 What it cannot see: accesses to memory no instrumented code allocated (libc's own objects,
-``argv``, string literals, which share ``<constant data>``, mmap), which are counted as
-unresolved; objects at slot level (a wrong field is not detected, only a wrong object); and,
-like any test, the paths the workload does not take.
+``argv``, string literals, which share ``<constant data>``, objects handed back through an out
+parameter), which are counted as unresolved; and, like any test, the paths the workload does not
+take.
 """
 
 from __future__ import annotations
@@ -84,11 +85,16 @@ def split_top(s: str) -> list[str]:
     return [p.strip() for p in top_level_parts(s)]
 
 
+def _past_close(s: str, j: int) -> int:
+    """Just past the bracket that closes a group whose contents start at ``s[j]``."""
+    parts = top_level_parts(s, j)
+    return min(len(s), j + sum(map(len, parts)) + len(parts))
+
+
 def type_end(s: str, i: int = 0) -> int:
     """Where the LLVM type that starts at ``s[i]`` ends (an index into ``s``)."""
-    if s[i] in "[{<":        # up to the bracket that closes s[i]
-        parts = top_level_parts(s, i + 1)
-        return min(len(s), i + 1 + sum(map(len, parts)) + len(parts))
+    if s[i] in "[{<":
+        return _past_close(s, i + 1)
     if s.startswith('%"', i):
         return s.index('"', i + 2) + 1
     m = re.compile(r"[^\s,()]+").match(s, i)
@@ -114,8 +120,7 @@ def _value(arg: str) -> str:
         if m is None or m.end() >= len(arg):
             return arg[k:]
         if "(" in m.group(0):             # byval(%T), range(i64 0, 100), initializes((0, 8))
-            parts = top_level_parts(arg, m.end())
-            k = min(len(arg), m.end() + sum(map(len, parts)) + len(parts))
+            k = _past_close(arg, m.end())
             k += arg[k:k + 1] == " "
         else:
             k = m.end()
@@ -130,12 +135,7 @@ def _call_parts(rest: str) -> tuple[str | None, str, list[str]]:
     ret = head[-1] if head else ""
     if ret.startswith("(") or ret.endswith(")"):      # call ptr (ptr, ...) @f(...)
         ret = rest[:m.start()].split("(")[0].split()[-1]
-    close, depth = m.end(), 1
-    while depth:
-        c = rest[close]
-        depth += c == "(" and 1 or c == ")" and -1 or 0
-        close += 1
-    return _unquote(m.group(1)), ret, split_top(rest[m.end():close - 1])
+    return _unquote(m.group(1)), ret, [p.strip() for p in top_level_parts(rest, m.end())]
 
 
 def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
@@ -144,7 +144,7 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
     Parameters
     ----------
     text : the module's IR, as printed by llvm-dis-19 (the text the facts were computed from)
-    site_index : ``{(function, block, index): site}`` of the access sites to trace
+    site_index : ``{(function, block, index): site}`` of the access sites to trace (their index in the facts)
     objects : ``{object name: node}`` for the front end's objects (``*f:%x``, ``*@g``)
 
     Returns
@@ -182,7 +182,7 @@ def instrument(text: str, site_index: dict, objects: dict) -> tuple[str, dict]:
                     if operand in ("null", "undef", "poison") or "addrspace(" in operand:
                         counts["operands_skipped"] += 1
                         continue
-                    before[li].append(f"  call void @__ag_access(i32 {site[0]}, ptr {operand}, i64 {size})")
+                    before[li].append(f"  call void @__ag_access(i32 {site}, ptr {operand}, i64 {size})")
                     counts["accesses"] += 1
             if op == "ret" and not prev_musttail:
                 before[li].append("  call void @__ag_leave(i64 %__ag.frame)")
@@ -320,15 +320,14 @@ def build(args) -> int:
     t0 = time.monotonic()
     facts, cs, solution, _ = analyze([args.program], backend=args.backend, text=text)
     sites = facts.sites
-    base = object_of(cs)
+    base = cs.slot_objects()
     objects = {}
     for z, (name, k) in enumerate(zip(cs.names, cs.kind)):
         if k == NodeKind.OBJECT and name.startswith("*"):
             objects.setdefault(name, z)
     site_objects = [np.unique(base[facts.location_set(s)]) if s >= 0 else np.zeros(0, np.int64)
                     for s in facts.site_set]
-    site_index = {sites.key(i): (i, sites.pointer[i]) for i in range(len(sites))
-                  if sites.kind[i] in ACCESS and facts.site_set[i] >= 0}
+    site_index = {sites.key(i): i for i in range(len(sites)) if sites.kind[i] in ACCESS and facts.site_set[i] >= 0}
     site_lines(text.split("\n"), facts)     # raises when a site's numbering does not fit the text
     analysed = time.monotonic() - t0
     itext, counts = instrument(text, site_index, objects)
@@ -353,16 +352,6 @@ def build(args) -> int:
     print(json.dumps({"program": args.program, "analysis_s": round(analysed, 1), **counts,
                       "sites": len(sites), "traced_sites": len(site_index)}))
     return 0
-
-
-def object_of(cs) -> np.ndarray:
-    """``int64[n_nodes]``: the object each node is a slot of (itself for objects; -1 for values)."""
-    base = np.full(cs.n_nodes, -1, np.int64)
-    size = np.asarray(cs.obj_size)
-    for z in np.flatnonzero((np.asarray(cs.kind) == NodeKind.OBJECT) | (np.asarray(cs.kind) == NodeKind.FUNCTION)):
-        if base[z] < 0:
-            base[z:z + max(1, int(size[z]))] = z
-    return base
 
 
 class Log:
@@ -479,7 +468,8 @@ def check(args) -> int:
     sites = {s for s, _ in log.count}
     report = {"processes": log.processes, "accesses": log.accesses, "unresolved": log.unresolved,
               "resolved": log.accesses - log.unresolved, "sites_reached": len(sites), "pairs": len(log.count),
-              "empty": log.empty, "pairs_past_16_ranges": len(log.more), "lost_pairs": len(lost), "lost_sites": len({x["site"] for x in lost}), "noalias_sharing": len(shared),
+              "empty": log.empty, "pairs_past_16_ranges": len(log.more), "lost_pairs": len(lost),
+              "lost_sites": len({x["site"] for x in lost}), "noalias_sharing": len(shared),
               "overlapping_pairs": overlapping,
               "lost": lost[:args.show], "shared": shared[:args.show]}
     if args.json:
