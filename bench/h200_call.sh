@@ -16,7 +16,7 @@
 #   - the GPU tests (every test marked gpu, tests/test_rules.py's included; the alias and CUDA
 #     programs' gpu assertions with .llvm-extracts), the paper inputs on the GPU (bench/gpu_paper_inputs.py
 #     time), the CUDA kernels' device run (bench/cuda_device_run.py --ncu, with .cuda-ptx; CUDA_S seconds),
-#     ROUNDS_INPUT's (default git) rounds as they happen for ROUNDS_S seconds (bench/gpu_rounds.py),
+#     ROUNDS_INPUT's (default git; several names, paper:NAME a paper input) rounds as they happen for ROUNDS_S seconds (bench/gpu_rounds.py),
 #     WALKS_INPUTS' rounds with walk geps and without (each cut at WALKS_S; step "walks", not in the default),
 #     the corpus on the GPU one program at a time, each for at most GPU_TIMEOUT_S.
 # Steps not in the default: "compiles" (the kernels a corpus solve compiles after the warm-up,
@@ -133,10 +133,15 @@ if want compare; then
     done
 fi
 if want rounds; then
-    el "$ROUNDS_INPUT's rounds on the gpu, streamed (cut at ROUNDS_S)"
-    timeout $((ROUNDS_S + 30)) python3 bench/gpu_rounds.py ".corpus-dumps/$ROUNDS_INPUT.npz" --timing \
-        --max-s "$ROUNDS_S" > "$RES/gpu/$ROUNDS_INPUT-rounds.jsonl" 2> "$RES/gpu/$ROUNDS_INPUT-rounds.err"
-    tail -1 "$RES/gpu/$ROUNDS_INPUT-rounds.jsonl" | cut -c1-600
+    # (each input a corpus dump's name, or paper:NAME for .inputs/NAME.npz, as in the profile step)
+    for P in $ROUNDS_INPUT; do
+        el "$P's rounds on the gpu, streamed (cut at ROUNDS_S)"
+        F=$([[ $P == paper:* ]] && echo ".inputs/${P#paper:}.npz" || echo ".corpus-dumps/$P.npz")
+        N=${P/:/-}
+        timeout $((ROUNDS_S + 30)) python3 bench/gpu_rounds.py "$F" --timing \
+            --max-s "$ROUNDS_S" > "$RES/gpu/$N-rounds.jsonl" 2> "$RES/gpu/$N-rounds.err"
+        tail -1 "$RES/gpu/$N-rounds.jsonl" | cut -c1-600
+    done
 fi
 if want profile; then
     # the kernels compiled with their cycle counters (ANDERSEN_GPU_PROFILE=1: a compile of every
