@@ -109,6 +109,7 @@ union_update(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ 
     const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const u64 i = group * 32 + lane;
     const u32 key = pair_key(pairs, npairs, i);
+    PROF_T0(tw);
     for (u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 t = __shfl_sync(FULL_MASK, key, sl);
@@ -148,6 +149,7 @@ union_update(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ 
         }
         __syncwarp();
     }
+    PROF_MAX(ctl, PF_UNION_WARP_MAX, clock64() - tw);
 }
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
@@ -164,6 +166,7 @@ store_runs(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict
     const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const u64 i = group * 32 + lane;
     const u32 key = pair_key(pairs, npairs, i);
+    PROF_T0(tw);
     for (u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 tsid = __shfl_sync(FULL_MASK, key, sl);
@@ -198,6 +201,7 @@ store_runs(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict
         }
         PROF_ADD(ctl, PF_STORE_EXPAND, t1);
     }
+    PROF_MAX(ctl, PF_STORE_WARP_MAX, clock64() - tw);
 }
 
 // The sorted element grouping pairs of store_runs: for every element slot, W* = ∪ of its sids,
@@ -216,6 +220,7 @@ expand_elems(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restri
     const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const u64 i = group * 32 + lane;
     const u32 key = pair_key(pairs, npairs, i);
+    PROF_T0(tw);
     for (u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 slot = __shfl_sync(FULL_MASK, key, sl);
@@ -240,4 +245,9 @@ expand_elems(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restri
             emit_pair(z != NIL, (u64)(z != NIL ? rep[z] : 0) << 32 | w, C, cap_c, &ctl[CTL_C_FILL], ctl);
         }
     }
+#ifdef ANDERSEN_PROFILE
+    const u64 dt = clock64() - tw;   // one reading for both: the longest warp is at most the sum
+    PROF_CNT(ctl, PF_EXPAND, dt);
+    PROF_MAX(ctl, PF_EXPAND_WARP_MAX, dt);
+#endif
 }

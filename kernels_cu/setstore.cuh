@@ -98,6 +98,10 @@
 #define PF_ELEM_IMAGES 57    // element images computed
 #define PF_ELEM_HITS 58      // element images found in the cache
 #define PF_EMIT_ITEM_MAX 59  // cycles: the longest one item of emit took (a changed node, a heavy gep chunk or a load pointer)
+#define PF_UNION_WARP_MAX 60 // cycles: the longest one warp of union_update took (its runs' unions and updates)
+#define PF_STORE_WARP_MAX 61 // cycles: the longest one warp of store_runs took
+#define PF_EXPAND 62         // cycles: expand_elems, all of it
+#define PF_EXPAND_WARP_MAX 63 // cycles: the longest one warp of expand_elems took
 
 #define MEMO_EMPTY 0xFFFFFFFFFFFFFFFFull
 #define MEMO_PENDING 0xFFFFFFFFFFFFFFFFull

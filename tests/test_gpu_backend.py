@@ -451,3 +451,6 @@ def test_profile_counters_name_the_longest_emit_item():
     prof = json.loads(res.stdout.strip().splitlines()[-1])
     assert 0 < prof["emit_item_max_cycles"] <= prof["emit_changed_cycles"] + prof["emit_loads_cycles"]
     assert prof["images_full"] > 0 and prof["elem_images"] > 0
+    # the longest warps of the run kernels (the stores' expansions: at most all of their warps together)
+    assert prof["union_warp_max_cycles"] > 0 and prof["store_warp_max_cycles"] > 0
+    assert 0 < prof["expand_warp_max_cycles"] <= prof["expand_cycles"]

@@ -32,7 +32,8 @@ PROFILE_SLOTS = ("emit_changed_cycles", "shift_cycles", "image_full_cycles", "im
                  "store_union_cycles", "store_expand_cycles", "images_full", "images_delta", "sids_full",
                  "sids_delta", "max_union_sids", "run_sids", "updates", "update_elems", "expand_pairs",
                  "elems_full", "elems_delta_selected", "elems_delta_scanned", "union_batches",
-                 "union_elems", "union_runs", "elem_images", "elem_hits", "emit_item_max_cycles")
+                 "union_elems", "union_runs", "elem_images", "elem_hits", "emit_item_max_cycles",
+                 "union_warp_max_cycles", "store_warp_max_cycles", "expand_cycles", "expand_warp_max_cycles")
 PROFILE = os.environ.get("ANDERSEN_GPU_PROFILE", "") == "1"
 
 
