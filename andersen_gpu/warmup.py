@@ -146,7 +146,8 @@ def warm_gpu_kernels() -> None:
     :func:`gpu_sample_set` with online cycle passes from the first round on and a pool of one
     element to start with (so that it grows, retries rounds and is compacted), and once more
     without the offline collapse and the pointee order: every stage runs, with the dtypes a
-    real solve gives it; then a sample of 10^5 values, for the kernels CuPy picks by size. Needs
+    real solve gives it; then :func:`sample_set` and a sample of 10^5 values, for the kernels
+    CuPy picks by size (its nonzero's for 512 elements or fewer, its scans' for large arrays). Needs
     CuPy and a device; raises what they raise.
     """
     import kernels_cu
@@ -160,6 +161,8 @@ def warm_gpu_kernels() -> None:
         module(cu.name).raw.compile()
     cs = gpu_sample_set()
     solve_gpu(cs, GpuOptions(capacity=1), CyclePolicy(first_round=1, min_rounds_ms=0.0))
+    # CuPy's nonzero takes another kernel for 512 elements or fewer: the small set's lists are
+    solve_gpu(sample_set(), GpuOptions())
     solve_gpu(cs, GpuOptions(preprocess=False, pointee_order=False), CyclePolicy(first_round=1, min_rounds_ms=0.0))
     # the initial lists' record path (andersen_gpu.backends.gpu.lists: 2^15 pairs or more, dense)
     from .backends.gpu.lists import RECORDS_MIN_PAIRS

@@ -207,6 +207,9 @@ def test_the_gpu_warm_up_runs_every_line_that_solves_run() -> None:
     # On the SIMT emulator: every line of the GPU backend's modules that solving some inputs runs
     # (each CuPy operation on such a line is a kernel CuPy compiles on first use), the warm-up
     # runs; and every function of those modules but the public wrapper and the options' check.
+    # Where CuPy picks a kernel by the input's size too (its nonzero family: the fake CuPy's
+    # KERNEL_CLASSES), the warm-up reaches each size class the solves reach (at b6dd89d on an
+    # H100 the shipped example compiled the small nonzero kernel after the warm-up).
     # The corpus dumps, where present (not in CI), bring the cycle passes of real programs.
     from andersen_gpu.backends import cpu
     from andersen_gpu.preprocess.objects import collapse_reached
@@ -217,7 +220,11 @@ def test_the_gpu_warm_up_runs_every_line_that_solves_run() -> None:
         from andersen_gpu.backends.gpu import GpuOptions
         from andersen_gpu.backends.gpu.solver import solve_gpu
 
+        classes = sys.modules["cupy"].KERNEL_CLASSES
+        classes.clear()
         warm = _gpu_lines_run(warmup.warm_gpu_kernels)
+        warm_classes = set(classes)
+        classes.clear()
         inputs = [io.load(EXAMPLE), warmup.sample_set(), warmup.gpu_sample_set(values=400, seed=1)]
         for p in (ROOT / ".corpus-dumps" / f"{name}.npz" for name in ("gzip", "bash")):
             if p.is_file():   # their objects collapsed as andersen_gpu.solve does (on the cpu backend here)
@@ -229,6 +236,8 @@ def test_the_gpu_warm_up_runs_every_line_that_solves_run() -> None:
                 solved |= _gpu_lines_run(lambda: solve_gpu(cs, GpuOptions(preprocess=False, pointee_order=False)))
         missing = sorted(solved - warm)
         assert not missing, f"lines the solves ran and the warm-up did not: {missing}"
+        assert classes and not classes - warm_classes, \
+            f"kernels by size the solves reached and the warm-up did not: {sorted(classes - warm_classes)}"
         not_run = _functions_not_run(warm) - set(NOT_RUN_BY_THE_WARM_UP)
         assert not not_run, f"functions of the GPU backend the warm-up never runs: {sorted(not_run)}"
 

@@ -147,6 +147,37 @@ for _name in ("cumsum", "cumprod", "searchsorted", "where", "unique", "concatena
 del _name
 
 
+#: The kernels of CuPy's nonzero family (``flatnonzero``, ``nonzero``, ``argwhere``, ``where`` with
+#: one argument, ``ndarray.nonzero``) depend on the input's size as well as its dtype: up to
+#: NONZERO_SMALL elements one kernel, above it another (an "incomplete scan"), and none when nothing
+#: is nonzero (CuPy 14, ``_ndarray_nonzero``). Each such call with a nonzero element adds
+#: ("nonzero", dtype, "small" or "large") here: the kernels a real CuPy compiles beyond one per line
+#: and dtype (tests/test_warmup.py compares the warm-up's with real solves').
+KERNEL_CLASSES: set[tuple[str, str, str]] = set()
+NONZERO_SMALL = 512
+
+
+def _note_nonzero(a: np.ndarray) -> None:
+    if np.count_nonzero(a):
+        KERNEL_CLASSES.add(("nonzero", a.dtype.str, "small" if a.size <= NONZERO_SMALL else "large"))
+
+
+def _nonzero_family(np_func, name: str):
+    f = _device_function(np_func, name)
+
+    @functools.wraps(f)
+    def g(a, *args, **kwargs):
+        if name != "where" or not args:   # where(c, x, y) is an elementwise kernel
+            _note_nonzero(_unwrap(a, f"input of cupy.{name}"))
+        return f(a, *args, **kwargs)
+    return g
+
+
+for _name in ("flatnonzero", "nonzero", "argwhere", "where"):
+    globals()[_name] = _nonzero_family(getattr(np, _name), _name)
+del _name
+
+
 def arange(start, stop=None, step=None, dtype=None) -> ndarray:  # noqa: F811 - keeps the device array fresh
     return from_host(np.arange(start, stop, step, dtype=dtype) if stop is not None else
                      np.arange(start, dtype=dtype) if step is None else np.arange(0, start, step, dtype=dtype))

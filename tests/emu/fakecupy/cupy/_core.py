@@ -287,6 +287,8 @@ class ndarray(NDArrayOperatorsMixin):
         return _wrap(self._a.argsort(axis=axis, kind="stable"))
 
     def nonzero(self):
+        import cupy   # the package: its record of the nonzero family's kernels
+        cupy._note_nonzero(self._a)
         return _wrap(self._a.nonzero())
 
     def _reduce(name):   # noqa: N805 - a method factory
