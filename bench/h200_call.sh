@@ -56,6 +56,7 @@ POOL_CAPS=${POOL_CAPS:-262144 1048576}
 POOL_S=${POOL_S:-200}
 WALKS_INPUTS=${WALKS_INPUTS:-sqlite3 vim git}
 WALKS_S=${WALKS_S:-40}
+CORPUS_PROGRAMS=${CORPUS_PROGRAMS:-}   # the corpus step's programs, both backends (default: every dump)
 STEPS=" ${STEPS:-tests cuda paper rounds corpus} "   # a call may run some: STEPS="tests cuda paper"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 OUT=${OUT:?the device tool sets OUT}
@@ -74,7 +75,7 @@ el "gpu kernels: andersen_gpu warmup --backend gpu"
 tail -4 "$RES/gpu/warmup.txt"
 cpu_corpus() {
     timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
-        --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu"
+        --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu" $CORPUS_PROGRAMS
 }
 if want corpus; then
     # CPU_AFTER=1: the cpu backend's corpus waits for the GPU's (the host's cores to the GPU solves'
@@ -172,7 +173,7 @@ if want corpus; then
     el "corpus, gpu"
     N_DUMPS=$(ls .corpus-dumps/*.npz 2>/dev/null | wc -l)
     timeout $((N_DUMPS * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu --repeat 1 --long-s 3 \
-        --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/gpu" > "$RES/gpu/log.txt" 2>&1
+        --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/gpu" $CORPUS_PROGRAMS > "$RES/gpu/log.txt" 2>&1
     tail -12 "$RES/gpu/log.txt"
     el "waiting for the cpu backend"
     wait "$CPU"
