@@ -80,8 +80,10 @@ __device__ u32 elem_image(Pool& p, SetStore& s, u32 e, const u32* __restrict__ a
 // is set in `ch`, and only elements whose base has a bit in `cb` are read (the set is scanned
 // 32 elements at a time by their bases). Each element's part is memoized for the round by the
 // element's content (`em`, kind IMG_FULL or IMG_DELTA): sets that share an element, as most do,
-// pay for it once. `hd` is this warp's two list-head slots. NIL when the pool or the set table
-// is full, or a warp gave up on an element this one needs.
+// pay for it once. The 32 elements' memo lookups run side by side (a lane each); the parts no
+// warp has computed are then computed one after another by the warp and published, and only
+// then does it wait for the parts other warps are computing. `hd` is this warp's two list-head
+// slots. NIL when the pool or the set table is full, or a warp gave up on an element this one needs.
 __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __restrict__ arr,
                      const u32* __restrict__ rep, const u32* __restrict__ ch, const u32* __restrict__ cb,
                      u32 i2p, u32* hd) {
@@ -92,30 +94,42 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
     const u32 start = s.start[sid], n = s.nelem[sid];
     PROF_CNT(p.ctl, cb == nullptr ? PF_ELEMS_FULL : PF_SCAN_DELTA, n);
     for (u32 i0 = 0; i0 < n; i0 += 32) {
+        const u32 e = start + i0 + lane;
         bool want = false;
         if (i0 + lane < n) {
-            const u32 base = elem_word(p, start + i0 + lane, 0);
+            const u32 base = elem_word(p, e, 0);
             want = cb == nullptr || (cb[base / 32] >> (base % 32) & 1u);
         }
         if (cb != nullptr) PROF_CNT(p.ctl, PF_ELEMS_DELTA, __popc(__ballot_sync(FULL_MASK, want)));
-        for (u32 sel = __ballot_sync(FULL_MASK, want); sel; sel &= sel - 1) {
-            const u32 e = start + i0 + __ffs(sel) - 1;
-            u64 val = 0;
-            u32 slot = 0;
-            const int r = elem_memo_begin(p, em, e, kind, val, slot);
-            if (r < 0) return NIL;
-            u32 part;
-            if (r == 1) {
-                part = (u32)val;
-                PROF_CNT(p.ctl, PF_ELEM_HITS, 1);
-            } else {
-                part = elem_image(p, s, e, arr, rep, ch, i2p, hd + 1);
-                PROF_CNT(p.ctl, PF_ELEM_IMAGES, 1);
-                if (r == 0) publish_value(em.vals, slot, part == NIL ? MEMO_ABORTED : (u64)part);
-                if (part == NIL) return NIL;
-            }
-            if (!su_add(p, s, u, part)) return NIL;
+        u64 val = 0;
+        u32 slot = 0;
+        int r = want ? elem_memo_lookup_lane(p, em, e, kind, val, slot) : 4;   // 4: not wanted
+        const u32 hits = __popc(__ballot_sync(FULL_MASK, r == 1 || r == 3));
+        const u32 misses = __popc(__ballot_sync(FULL_MASK, r == 0 || r == 2));
+        if (lane == 0 && hits) atomicAdd(&p.ctl[CTL_MEMO_HITS], (u64)hits);
+        if (lane == 0 && misses) atomicAdd(&p.ctl[CTL_MEMO_MISSES], (u64)misses);
+        PROF_CNT(p.ctl, PF_ELEM_HITS, hits);
+        PROF_CNT(p.ctl, PF_ELEM_IMAGES, misses);
+        // the parts to compute; after a failure every claim left is published as given up
+        bool failed = __any_sync(FULL_MASK, r == -1);
+        u32 part = r == 1 ? (u32)val : 0u;
+        for (u32 todo = __ballot_sync(FULL_MASK, r == 0 || r == 2); todo; todo &= todo - 1) {
+            const u32 l = __ffs(todo) - 1;
+            const u32 el = __shfl_sync(FULL_MASK, e, l), sl = __shfl_sync(FULL_MASK, slot, l);
+            const int rl = __shfl_sync(FULL_MASK, r, l);
+            const u32 pt = failed ? NIL : elem_image(p, s, el, arr, rep, ch, i2p, hd + 1);
+            failed |= pt == NIL;
+            if (rl == 0) publish_value(em.vals, sl, pt == NIL ? MEMO_ABORTED : (u64)pt);
+            if (lane == l) part = pt;
         }
+        if (failed) return NIL;
+        if (r == 3) {
+            r = elem_memo_wait(em, slot, val, p.ctl);
+            part = (u32)val;
+        }
+        if (__any_sync(FULL_MASK, r == -1)) return NIL;
+        for (u32 sel = __ballot_sync(FULL_MASK, want); sel; sel &= sel - 1)
+            if (!su_add(p, s, u, __shfl_sync(FULL_MASK, part, __ffs(sel) - 1))) return NIL;
     }
     return su_finish(p, s, u);
 }

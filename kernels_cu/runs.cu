@@ -180,24 +180,26 @@ store_runs(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict
         if (w == NIL) return;
         if (w == 0) continue;
         PROF_T0(t1);
-        // every element of T, grouped by content: (slot << 32 | W)
+        // every element of T, grouped by content: (slot << 32 | W), 32 elements at a time (one a
+        // lane: a set of thousands of elements would otherwise hold its round for as many lookups)
         const u32 start = s.start[tsid], n = s.nelem[tsid];
-        for (u32 k = 0; k < n; ++k) {
-            bool fresh;
-            const u32 slot = elem_slot(p, table, start + k, 3ull, fresh);
-            if (slot == NIL) {
+        for (u32 k0 = 0; k0 < n; k0 += 32) {
+            const bool mine = k0 + lane < n;
+            bool fresh = false;
+            u32 slot = 0, bits = 0;
+            if (mine) {
+                u32 words[ELEM_WORDS];
+                slot = elem_slot_lane(p, table, start + k0 + lane, 3ull, words, fresh);
+                if (fresh) bits = elem_bits_without(words, i2p);
+            }
+            if (__any_sync(FULL_MASK, mine && slot == NIL)) {
                 if (lane == 0) atomicExch(&ctl[CTL_TABLE_FULL], 1ull);
                 raise_ovf(ctl);
                 return;
             }
-            if (fresh) {
-                u32 b = elem_word(p, start + k, lane);
-                const u32 base = __shfl_sync(FULL_MASK, b, 0);
-                b = bits_lane(lane) ? without_id(b, base, i2p) : 0u;
-                const u32 bits = warp_sum(__popc(b));
-                if (lane == 0) atomicAdd(&ctl[CTL_EXPAND_BOUND], (u64)bits);
-            }
-            emit_pair(lane == 0, (u64)slot << 32 | w, GE, cap_ge, &ctl[CTL_GE_FILL], ctl);
+            bits = warp_sum(bits);
+            if (lane == 0 && bits) atomicAdd(&ctl[CTL_EXPAND_BOUND], (u64)bits);
+            emit_pair(mine, (u64)slot << 32 | w, GE, cap_ge, &ctl[CTL_GE_FILL], ctl);
         }
         PROF_ADD(ctl, PF_STORE_EXPAND, t1);
     }

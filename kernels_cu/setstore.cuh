@@ -409,90 +409,87 @@ __device__ int memo_begin(Memo& m, u64 key, u64& val, u32& slot, u64* ctl) {
     return r;
 }
 
-// The memo_begin of an ElemMemo, for the element at pool index e (sealed: word 31 is not
-// content) and the kind `kind`; same returns.
-__device__ int elem_memo_begin(Pool& p, ElemMemo& m, u32 e, u64 kind, u64& val, u32& slot) {
-    const u32 lane = lane_id();
-    const u32 w = elem_word(p, e, lane);
-    u64 acc = lane == 31 ? 0ull : mix64(((u64)lane << 48) ^ ((u64)w * 0x9E3779B97F4A7C15ull) ^ kind);
-    const u64 h = mix64(warp_sum64(acc)) & ~1ull;   // never MEMO_EMPTY
-    u32 sl = (u32)(h & m.mask);
-    for (u32 probe = 0; probe < MEMO_PROBES; ++probe, sl = (u32)((sl + 1) & m.mask)) {
-        u64 k = 0;
-        int claimed = 0;
-        if (lane == 0) {
-            k = *(volatile u64*)&m.keys[sl];
-            if (k == MEMO_EMPTY) {
-                k = atomicCAS(&m.keys[sl], MEMO_EMPTY, h);
-                if (k == MEMO_EMPTY) {
-                    claimed = 1;
-                    *(volatile u32*)&m.elem[sl] = e;
-                    __threadfence();
-                }
-            }
-        }
-        claimed = __shfl_sync(FULL_MASK, claimed, 0);
-        k = __shfl_sync(FULL_MASK, k, 0);
-        if (claimed) {
-            slot = sl;
-            return 0;
-        }
-        if (k != h) continue;
-        u32 o = NIL;
-        if (lane == 0)
-            while ((o = *(volatile u32*)&m.elem[sl]) == NIL) __nanosleep(32);
-        o = __shfl_sync(FULL_MASK, o, 0);
-        if (__any_sync(FULL_MASK, lane != 31 && elem_word(p, o, lane) != w)) continue;   // a collision
-        u64 v = 0;
-        if (lane == 0) {
-            while ((v = *(volatile u64*)&m.vals[sl]) == MEMO_PENDING) __nanosleep(64);
-            __threadfence();
-        }
-        v = __shfl_sync(FULL_MASK, v, 0);
-        if (v == MEMO_ABORTED) return -1;
-        val = v;
-        return 1;
-    }
-    return 2;
-}
-
 // The slot of the element at pool index e's content in m (kind `kind`), claimed when no slot
-// holds it yet (`fresh` then set); NIL when the table has no room for it.
-__device__ u32 elem_slot(Pool& p, ElemMemo& m, u32 e, u64 kind, bool& fresh) {
-    const u32 lane = lane_id();
-    const u32 w = elem_word(p, e, lane);
-    u64 acc = lane == 31 ? 0ull : mix64(((u64)lane << 48) ^ ((u64)w * 0x9E3779B97F4A7C15ull) ^ kind);
-    const u64 h = mix64(warp_sum64(acc)) & ~1ull;   // never MEMO_EMPTY
+// holds it yet (`fresh` then set); NIL when the table has no room for it. Per lane: each lane of
+// a warp may look up an element of its own, side by side (a set's elements 32 at a time rather
+// than one after another); `words` gets the element's 32 words. (Sealed elements: word 31 is
+// not content.)
+__device__ u32 elem_slot_lane(const Pool& p, ElemMemo& m, u32 e, u64 kind, u32 (&words)[ELEM_WORDS],
+                              bool& fresh) {
+    const u32* __restrict__ src = p.w + (size_t)e * ELEM_WORDS;
+    u64 acc = 0;
+#pragma unroll
+    for (u32 l = 0; l < ELEM_WORDS; ++l) {
+        words[l] = src[l];
+        if (l != 31) acc += mix64(((u64)l << 48) ^ ((u64)words[l] * 0x9E3779B97F4A7C15ull) ^ kind);
+    }
+    const u64 h = mix64(acc) & ~1ull;   // never MEMO_EMPTY
     u32 sl = (u32)(h & m.mask);
     fresh = false;
     for (u32 probe = 0; probe < MEMO_PROBES; ++probe, sl = (u32)((sl + 1) & m.mask)) {
-        u64 k = 0;
-        int claimed = 0;
-        if (lane == 0) {
-            k = *(volatile u64*)&m.keys[sl];
+        u64 k = *(volatile u64*)&m.keys[sl];
+        if (k == MEMO_EMPTY) {
+            k = atomicCAS(&m.keys[sl], MEMO_EMPTY, h);
             if (k == MEMO_EMPTY) {
-                k = atomicCAS(&m.keys[sl], MEMO_EMPTY, h);
-                if (k == MEMO_EMPTY) {
-                    claimed = 1;
-                    *(volatile u32*)&m.elem[sl] = e;
-                    __threadfence();
-                }
+                *(volatile u32*)&m.elem[sl] = e;
+                __threadfence();
+                fresh = true;
+                return sl;
             }
         }
-        claimed = __shfl_sync(FULL_MASK, claimed, 0);
-        k = __shfl_sync(FULL_MASK, k, 0);
-        if (claimed) {
-            fresh = true;
-            return sl;
-        }
         if (k != h) continue;
-        u32 o = NIL;
-        if (lane == 0)
-            while ((o = *(volatile u32*)&m.elem[sl]) == NIL) __nanosleep(32);
-        o = __shfl_sync(FULL_MASK, o, 0);
-        if (!__any_sync(FULL_MASK, lane != 31 && elem_word(p, o, lane) != w)) return sl;
+        u32 o;
+        while ((o = *(volatile u32*)&m.elem[sl]) == NIL) __nanosleep(32);
+        const u32* __restrict__ other = p.w + (size_t)o * ELEM_WORDS;
+        bool same = true;
+#pragma unroll
+        for (u32 l = 0; l < 31; ++l) same &= other[l] == words[l];
+        if (same) return sl;   // else a collision
     }
     return NIL;
+}
+
+// An ElemMemo lookup per lane, for the element at pool index e, that never waits for a value:
+// 0 when this lane claimed `slot` (the warp computes the value and publish_value's it), 1 with
+// `val` when it is cached, 3 when another warp claimed it and has not published yet (wait with
+// elem_memo_wait, once this warp has published its own claims: no two warps then wait on each
+// other), 2 when the cache has no room (compute, do not publish), -1 when the claimer gave up.
+__device__ int elem_memo_lookup_lane(const Pool& p, ElemMemo& m, u32 e, u64 kind, u64& val, u32& slot) {
+    u32 words[ELEM_WORDS];
+    bool fresh;
+    slot = elem_slot_lane(p, m, e, kind, words, fresh);
+    if (slot == NIL) return 2;
+    if (fresh) return 0;
+    const u64 v = *(volatile u64*)&m.vals[slot];
+    if (v == MEMO_PENDING) return 3;
+    __threadfence();
+    if (v == MEMO_ABORTED) return -1;
+    val = v;
+    return 1;
+}
+
+// The value of a slot elem_memo_lookup_lane found pending, once published: 1 with `val`, or -1
+// when its claimer gave up. Per lane.
+__device__ int elem_memo_wait(ElemMemo& m, u32 slot, u64& val, u64* ctl) {
+    u64 v;
+    PROF_T0(tw);
+    while ((v = *(volatile u64*)&m.vals[slot]) == MEMO_PENDING) __nanosleep(64);
+#ifdef ANDERSEN_PROFILE
+    atomicAdd(&ctl[PF_MEMO_WAIT], (u64)(clock64() - tw));
+#endif
+    __threadfence();
+    if (v == MEMO_ABORTED) return -1;
+    val = v;
+    return 1;
+}
+
+// The bits of an element's words (`words` as elem_slot_lane reads them) but bit `id` (NIL: none).
+__device__ __forceinline__ u32 elem_bits_without(const u32 (&words)[ELEM_WORDS], u32 id) {
+    u32 n = 0;
+#pragma unroll
+    for (u32 l = 1; l <= 30; ++l) n += __popc(words[l]);
+    if (id != NIL && words[0] == id / ELEM_BITS && (words[1 + (id % ELEM_BITS) / 32] >> (id % 32) & 1u)) --n;
+    return n;
 }
 
 // Publish the value of a claimed slot (MEMO_ABORTED when the computation gave up).
