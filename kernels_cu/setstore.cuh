@@ -485,11 +485,11 @@ __device__ int elem_memo_wait(ElemMemo& m, u32 slot, u64& val, u64* ctl) {
 
 // The bits of an element's words (`words` as elem_slot_lane reads them) but bit `id` (NIL: none).
 __device__ __forceinline__ u32 elem_bits_without(const u32 (&words)[ELEM_WORDS], u32 id) {
+    const u32 at = id != NIL && words[0] == id / ELEM_BITS ? 1 + (id % ELEM_BITS) / 32 : 0u;   // 0: none
     u32 n = 0;
 #pragma unroll
-    for (u32 l = 1; l <= 30; ++l) n += __popc(words[l]);
-    if (id != NIL && words[0] == id / ELEM_BITS && (words[1 + (id % ELEM_BITS) / 32] >> (id % 32) & 1u)) --n;
-    return n;
+    for (u32 l = 1; l <= 30; ++l) n += __popc(l == at ? words[l] & ~(1u << (id % 32)) : words[l]);
+    return n;   // (words indexed by constants only: they stay in registers)
 }
 
 // Publish the value of a claimed slot (MEMO_ABORTED when the computation gave up).
