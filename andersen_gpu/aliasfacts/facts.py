@@ -317,8 +317,7 @@ class _Builder:
         self.u = cs.int_to_pointer
         self.size = cs.obj_size.astype(np.int64)
         k = cs.kind
-        not_field = np.where(k != NodeKind.FIELD, np.arange(cs.n_nodes), 0)
-        self.base = np.maximum.accumulate(not_field) if cs.n_nodes else not_field
+        self.base = cs.slot_objects()   # a pointee's object (or function), its slots following it
         self.table = _SetTable()
         self.cache: dict[tuple[int, int], np.ndarray | None] = {}
         self.func_obj: dict[int, str] = {}
