@@ -124,7 +124,7 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
         }
         if (failed) return NIL;
         if (r == 3) {
-            r = elem_memo_wait(em, slot, val, p.ctl);
+            r = memo_wait_value(em.vals, slot, val, p.ctl);
             part = (u32)val;
         }
         if (__any_sync(FULL_MASK, r == -1)) return NIL;

@@ -365,6 +365,22 @@ __device__ u32 intern_list(Pool& p, SetStore& s, u32 head) {
 }
 
 // ---------------------------------------------------------------- memo caches
+// The value of memo slot `slot` once its claimer published it: 1 with `val`, or -1 when the
+// claimer gave up. Per lane (memo_begin's lane 0, or each lane that elem_memo_lookup_lane found
+// a pending slot for).
+__device__ int memo_wait_value(const u64* vals, u32 slot, u64& val, u64* ctl) {
+    u64 v;
+    PROF_T0(tw);
+    while ((v = *(volatile const u64*)&vals[slot]) == MEMO_PENDING) __nanosleep(64);
+#ifdef ANDERSEN_PROFILE
+    atomicAdd(&ctl[PF_MEMO_WAIT], (u64)(clock64() - tw));
+#endif
+    __threadfence();
+    if (v == MEMO_ABORTED) return -1;
+    val = v;
+    return 1;
+}
+
 // Memo lookup. Returns 1 with `val` when the key is cached, 0 when this warp claimed `slot`
 // (it must compute and memo_publish), 2 when the cache has no room (compute, do not publish),
 // -1 when the owner of the key gave up (the step is being abandoned: give up too).
@@ -385,19 +401,7 @@ __device__ int memo_begin(Memo& m, u64 key, u64& val, u32& slot, u64* ctl) {
                 }
             }
             if (k == key) {
-                u64 v;
-                PROF_T0(tw);
-                while ((v = *(volatile u64*)&m.vals[sl]) == MEMO_PENDING) __nanosleep(64);
-#ifdef ANDERSEN_PROFILE
-                atomicAdd(&ctl[PF_MEMO_WAIT], (u64)(clock64() - tw));
-#endif
-                __threadfence();
-                if (v == MEMO_ABORTED) {
-                    r = -1;
-                } else {
-                    val = v;
-                    r = 1;
-                }
+                r = memo_wait_value(m.vals, sl, val, ctl);
                 break;
             }
         }
@@ -452,7 +456,7 @@ __device__ u32 elem_slot_lane(const Pool& p, ElemMemo& m, u32 e, u64 kind, u32 (
 // An ElemMemo lookup per lane, for the element at pool index e, that never waits for a value:
 // 0 when this lane claimed `slot` (the warp computes the value and publish_value's it), 1 with
 // `val` when it is cached, 3 when another warp claimed it and has not published yet (wait with
-// elem_memo_wait, once this warp has published its own claims: no two warps then wait on each
+// memo_wait_value, once this warp has published its own claims: no two warps then wait on each
 // other), 2 when the cache has no room (compute, do not publish), -1 when the claimer gave up.
 __device__ int elem_memo_lookup_lane(const Pool& p, ElemMemo& m, u32 e, u64 kind, u64& val, u32& slot) {
     u32 words[ELEM_WORDS];
@@ -462,21 +466,6 @@ __device__ int elem_memo_lookup_lane(const Pool& p, ElemMemo& m, u32 e, u64 kind
     if (fresh) return 0;
     const u64 v = *(volatile u64*)&m.vals[slot];
     if (v == MEMO_PENDING) return 3;
-    __threadfence();
-    if (v == MEMO_ABORTED) return -1;
-    val = v;
-    return 1;
-}
-
-// The value of a slot elem_memo_lookup_lane found pending, once published: 1 with `val`, or -1
-// when its claimer gave up. Per lane.
-__device__ int elem_memo_wait(ElemMemo& m, u32 slot, u64& val, u64* ctl) {
-    u64 v;
-    PROF_T0(tw);
-    while ((v = *(volatile u64*)&m.vals[slot]) == MEMO_PENDING) __nanosleep(64);
-#ifdef ANDERSEN_PROFILE
-    atomicAdd(&ctl[PF_MEMO_WAIT], (u64)(clock64() - tw));
-#endif
     __threadfence();
     if (v == MEMO_ABORTED) return -1;
     val = v;
