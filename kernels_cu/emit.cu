@@ -104,12 +104,9 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
         u64 val = 0;
         u32 slot = 0;
         int r = want ? elem_memo_lookup_lane(p, em, e, kind, val, slot) : 4;   // 4: not wanted
-        const u32 hits = __popc(__ballot_sync(FULL_MASK, r == 1 || r == 3));
-        const u32 misses = __popc(__ballot_sync(FULL_MASK, r == 0 || r == 2));
-        if (lane == 0 && hits) atomicAdd(&p.ctl[CTL_MEMO_HITS], (u64)hits);
-        if (lane == 0 && misses) atomicAdd(&p.ctl[CTL_MEMO_MISSES], (u64)misses);
-        PROF_CNT(p.ctl, PF_ELEM_HITS, hits);
-        PROF_CNT(p.ctl, PF_ELEM_IMAGES, misses);
+        // (the element memo is not in CTL_MEMO_HITS/MISSES, which count the other memos' lookups)
+        PROF_CNT(p.ctl, PF_ELEM_HITS, __popc(__ballot_sync(FULL_MASK, r == 1 || r == 3)));
+        PROF_CNT(p.ctl, PF_ELEM_IMAGES, __popc(__ballot_sync(FULL_MASK, r == 0 || r == 2)));
         // the parts to compute; after a failure every claim left is published as given up
         bool failed = __any_sync(FULL_MASK, r == -1);
         u32 part = r == 1 ? (u32)val : 0u;

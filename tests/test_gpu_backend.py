@@ -319,6 +319,32 @@ def test_long_run_of_one_target():
         assert max(r["pairs_bound"] for r in got.stats.notes["trace"]) >= k
 
 
+def test_images_of_sets_that_share_an_element():
+    # k load pointers p_i -> {o_0..o_9, q_i}: their sets differ (q_i, one element each, 960 ids
+    # apart) and share the element of o_0..o_9, so the warps imaging them in one round look up
+    # that element's part at once: one claims it, the others find it pending and wait for it
+    # (image()'s lanes publish their own claims before waiting). The copies p_i -> p_(i-1) bring
+    # Ldelta images in the rounds after. o_j -> {a_j, b_j}, q_i -> {c_(i % 10)}.
+    k = 64
+    objs = 960 * (k + 1)
+    p = objs
+    addr = [(j, 20 + j) for j in range(10)] + [(j, 40 + j) for j in range(10)]
+    load, copy = [], []
+    for i in range(k):
+        q = 960 * (1 + i)
+        addr += [(p + 2 * i, j) for j in range(10)] + [(p + 2 * i, q), (q, 30 + i % 10)]
+        load.append((p + 2 * i + 1, p + 2 * i))
+        if i:
+            copy.append((p + 2 * i, p + 2 * (i - 1)))
+    sizes = {j: 1 for j in range(60)} | {960 * (1 + i): 1 for i in range(k)}
+    cs = ConstraintSet.from_lists(objs + 2 * k, obj_size=sizes, addr=addr, load=load, copy=copy)
+    want = reference.solve(cs)
+    assert want.points_to(p + 1).tolist() == sorted(list(range(20, 30)) + list(range(40, 50)) + [30])
+    for capacity in (None, 1):   # capacity 1: rounds given up midway, their claims published as aborted
+        got = gpu_solve(cs, preprocess=False, pointee_order=False, capacity=capacity)
+        assert got == want, got.diff_report(want, labels=(f"gpu capacity={capacity}", "reference"))
+
+
 def test_equal_sets_are_stored_once():
     # 2,000 pointers copy one set of 500 objects: one list of 500 ids (a single 960-bit element
     # once ordered), not 2,000 copies; and they all receive the same contribution, so the
