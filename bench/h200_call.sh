@@ -59,6 +59,8 @@ WALKS_S=${WALKS_S:-40}
 CORPUS_PROGRAMS=${CORPUS_PROGRAMS:-}   # the corpus step's programs, both backends (default: every dump)
 STEPS=" ${STEPS:-tests cuda paper rounds corpus} "   # a call may run some: STEPS="tests cuda paper"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
+# an input's dump: a corpus program's name, or paper:NAME for the paper input .inputs/NAME.npz
+dump_of() { [[ $1 == paper:* ]] && echo ".inputs/${1#paper:}.npz" || echo ".corpus-dumps/$1.npz"; }
 OUT=${OUT:?the device tool sets OUT}
 RES="bench/results/h200-$ANDERSEN_COMMIT"
 mkdir -p "$RES"/{cpu,gpu,paper,cuda,compare}
@@ -134,10 +136,10 @@ if want compare; then
     done
 fi
 if want rounds; then
-    # (each input a corpus dump's name, or paper:NAME for .inputs/NAME.npz, as in the profile step)
+    # (each input a corpus dump's name, or paper:NAME: dump_of)
     for P in $ROUNDS_INPUT; do
         el "$P's rounds on the gpu, streamed (cut at ROUNDS_S)"
-        F=$([[ $P == paper:* ]] && echo ".inputs/${P#paper:}.npz" || echo ".corpus-dumps/$P.npz")
+        F=$(dump_of "$P")
         N=${P/:/-}
         timeout $((ROUNDS_S + 30)) python3 bench/gpu_rounds.py "$F" --timing \
             --max-s "$ROUNDS_S" > "$RES/gpu/$N-rounds.jsonl" 2> "$RES/gpu/$N-rounds.err"
@@ -150,7 +152,7 @@ if want profile; then
     # (a name is a corpus dump; paper:NAME the paper input .inputs/NAME.npz)
     for P in $PROFILE_INPUTS; do
         el "$P's rounds on the gpu, profiled"
-        F=$([[ $P == paper:* ]] && echo ".inputs/${P#paper:}.npz" || echo ".corpus-dumps/$P.npz")
+        F=$(dump_of "$P")
         N=${P/:/-}
         ANDERSEN_GPU_PROFILE=1 timeout $((ROUNDS_S + 120)) python3 bench/gpu_rounds.py "$F" \
             --timing --max-s "$ROUNDS_S" > "$RES/gpu/$N-profile.jsonl" 2> "$RES/gpu/$N-profile.err"

@@ -365,6 +365,14 @@ __device__ u32 intern_list(Pool& p, SetStore& s, u32 head) {
 }
 
 // ---------------------------------------------------------------- memo caches
+// What a published memo value `v`, just read, says: 1 with `val`, or -1 when its claimer gave up.
+__device__ __forceinline__ int memo_value(u64 v, u64& val) {
+    __threadfence();
+    if (v == MEMO_ABORTED) return -1;
+    val = v;
+    return 1;
+}
+
 // The value of memo slot `slot` once its claimer published it: 1 with `val`, or -1 when the
 // claimer gave up. Per lane (memo_begin's lane 0, or each lane that elem_memo_lookup_lane found
 // a pending slot for).
@@ -375,10 +383,7 @@ __device__ int memo_wait_value(const u64* vals, u32 slot, u64& val, u64* ctl) {
 #ifdef ANDERSEN_PROFILE
     atomicAdd(&ctl[PF_MEMO_WAIT], (u64)(clock64() - tw));
 #endif
-    __threadfence();
-    if (v == MEMO_ABORTED) return -1;
-    val = v;
-    return 1;
+    return memo_value(v, val);
 }
 
 // Memo lookup. Returns 1 with `val` when the key is cached, 0 when this warp claimed `slot`
@@ -465,11 +470,7 @@ __device__ int elem_memo_lookup_lane(const Pool& p, ElemMemo& m, u32 e, u64 kind
     if (slot == NIL) return 2;
     if (fresh) return 0;
     const u64 v = *(volatile u64*)&m.vals[slot];
-    if (v == MEMO_PENDING) return 3;
-    __threadfence();
-    if (v == MEMO_ABORTED) return -1;
-    val = v;
-    return 1;
+    return v == MEMO_PENDING ? 3 : memo_value(v, val);
 }
 
 // The bits of an element's words (`words` as elem_slot_lane reads them) but bit `id` (NIL: none).

@@ -131,16 +131,11 @@ def entry_label(header: str) -> str:
     """
     m = _DEFINE.search(header)
     unnamed = 0
-    for param in _parameters(header, m.end()):
+    for param in top_level_parts(header, m.end()):   # the define's parameters
         words = param.split()
         if words and _UNNAMED.match(words[-1]):
             unnamed += 1
     return str(unnamed)
-
-
-def _parameters(header: str, i: int) -> list[str]:
-    """The parameter texts of a ``define`` line, from just after its ``(``."""
-    return top_level_parts(header, i)
 
 
 def top_level_parts(text: str, i: int = 0) -> list[str]:

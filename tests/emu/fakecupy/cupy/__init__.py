@@ -127,11 +127,11 @@ def _stable(np_func):
 sort = _stable(np.sort)
 argsort = _stable(np.argsort)
 
-for _name in ("cumsum", "cumprod", "searchsorted", "where", "unique", "concatenate", "stack", "hstack",
-              "vstack", "flatnonzero", "nonzero", "count_nonzero", "sum", "prod", "amin", "amax", "min",
+for _name in ("cumsum", "cumprod", "searchsorted", "unique", "concatenate", "stack", "hstack",
+              "vstack", "count_nonzero", "sum", "prod", "amin", "amax", "min",
               "max", "argmin", "argmax", "mean", "any", "all", "diff", "bincount", "repeat", "take",
               "lexsort", "clip", "isin", "in1d", "arange", "linspace", "cumsum", "copyto", "reshape",
-              "ravel", "tile", "roll", "flip", "argwhere", "histogram", "digitize", "intersect1d",
+              "ravel", "tile", "roll", "flip", "histogram", "digitize", "intersect1d",
               "union1d", "setdiff1d", "dot", "outer", "array_equal", "allclose", "isclose", "maximum",
               "minimum", "add", "subtract", "multiply", "divide", "floor_divide", "true_divide", "mod",
               "remainder", "power", "negative", "abs", "absolute", "sqrt", "exp", "log", "log2",
