@@ -15,10 +15,9 @@
 //
 // A union of up to 32 sets is merged as a stream (UnionStream) and hashed before anything is
 // written: when it equals a set already interned, as most unions do, it costs the pool
-// nothing. A larger union (32 sets or more, or of many elements) is ORed into a dense scratch
-// slot and read back a lane per element ("dense unions"); when no slot is free, it merges its
-// sets 32 at a time into a linked list (bitvec.cuh), the last 31 and that list then being one
-// stream. Shifts and the initial sets are lists too, sealed into a contiguous run when interned.
+// nothing. A larger union first merges its sets 32 at a time into a linked list (bitvec.cuh),
+// the last 31 and that list then being one stream; shifts and the initial sets are lists too,
+// sealed into a contiguous run when interned.
 //
 // The set table (SetStore): start, nelem, nbits, hash per sid < ctl[CTL_NSETS]; an
 // open-addressing intern table of (tag << 32 | sid), ~0 when free, probed from mix64(hash).
@@ -55,7 +54,6 @@
 #define CTL_GE_FILL 24     // element grouping pairs (slot << 32 | sid) of the stores emitted
 #define CTL_EXPAND_BOUND 25 // bits of the distinct elements the stores expand (bound of their pairs)
 #define CTL_TABLE_FULL 26  // the stores' element table had no room (CTL_OVF raised too)
-#define CTL_DENSE_UNIONS 27 // unions interned from a dense slot (statistics)
 #define CTL_ROUND_END 32
 // 32..63: profile counters, written only when compiled with -DANDERSEN_PROFILE (warp cycles
 // and counts per part of a round; andersen_gpu/backends/gpu/device.py PROFILE_SLOTS names them)
@@ -120,13 +118,6 @@ struct SetStore {
     u64* table;   // [mask + 1] intern table: tag << 32 | sid, ~0 free
     u64 mask;
     u64 cap_sets;
-    // the dense union scratch (see "dense unions" below)
-    u32* dense;   // [dslots * dbases * 32] words: slot k, base b at (k * dbases + b) * 32; 0 when free
-    u32* touched; // [dslots * dtwords] bit b of slot k: base b was ORed into; 0 when free
-    u64* busy;    // bit k: slot k is taken
-    u64 dslots;   // slots (at most 64; 0: no dense unions)
-    u64 dbases;   // bases a slot covers (every id of the solve: ceil(ids / 960))
-    u64 dmin;     // a union of at most 31 sets takes a slot from this many source elements on
 };
 
 struct Memo {
@@ -151,14 +142,11 @@ __device__ __forceinline__ u64 mix64(u64 z) {
     return z ^ (z >> 31);
 }
 
-// The term of word `pos` (1..30; 0 for any other position) of an element of base `base` in the
-// additive hash of a set.
-__device__ __forceinline__ u64 word_hash_at(u32 base, u32 pos, u32 w) {
-    return bits_lane(pos) && w ? (mix64((u64)base << 5 | pos) | 1ull) * (u64)w : 0ull;
-}
-
 // This lane's term of the additive hash of an element (lanes 1..30; 0 elsewhere).
-__device__ __forceinline__ u64 word_hash(u32 base, u32 w) { return word_hash_at(base, lane_id(), w); }
+__device__ __forceinline__ u64 word_hash(u32 base, u32 w) {
+    const u32 lane = lane_id();
+    return bits_lane(lane) && w ? (mix64((u64)base << 5 | lane) | 1ull) * (u64)w : 0ull;
+}
 
 __device__ __forceinline__ u64 warp_sum64(u64 v) {
 #pragma unroll
@@ -307,201 +295,6 @@ __device__ void stream_stats(const Pool& p, S s, u64& h, u32& nb, u32& n) {
     n = k;
 }
 
-// ---------------------------------------------------------------- dense unions
-// A large union is ORed into a slot of the dense scratch instead of merged base by base: a
-// merge step waits for one load after another (the smallest base of 32 sources, then their
-// elements, then the list it merges into), which for a union of hundreds of sets is the
-// longest chain of a round. In a slot, base b owns words b*32 .. b*32+31 (1..30 used) and bit b
-// of the slot's `touched` bitmap. Sources are read DENSE_UNROLL elements at a time and ORed in
-// by atomics; the result is then hashed, compared and written a lane per touched base. A slot
-// is taken by a bit of `busy` (none free: the union merges as before) and given back zeroed.
-// The kernels never keep a slot past a union; one a warp left taken when it gave up (CTL_OVF)
-// is reset by the host before the step runs again (andersen_gpu/backends/gpu/sets.py).
-#define DENSE_UNROLL 16
-
-__device__ __forceinline__ u64 dense_twords(const SetStore& s) { return (s.dbases + 31) / 32; }
-__device__ __forceinline__ u32* dense_words(const SetStore& s, u32 slot) {
-    return s.dense + (size_t)slot * s.dbases * ELEM_WORDS;
-}
-__device__ __forceinline__ u32* dense_touched(const SetStore& s, u32 slot) {
-    return s.touched + (size_t)slot * dense_twords(s);
-}
-
-// A free slot, taken (warp-uniform), or NIL when there is none.
-__device__ __forceinline__ u32 dense_take(const SetStore& s) {
-    u32 got = NIL;
-    if (lane_id() == 0 && s.dslots) {
-        const u64 all = s.dslots >= 64 ? ~0ull : (1ull << s.dslots) - 1;
-        for (int tries = 0; tries < 4 && got == NIL; ++tries) {
-            const u64 free = ~*(volatile u64*)s.busy & all;
-            if (!free) break;
-            const u32 k = __ffsll((long long)free) - 1;
-            if (!(atomicOr(s.busy, 1ull << k) >> k & 1ull)) got = k;
-        }
-        __threadfence();   // the last holder's zeroing (fenced before it gave the slot back) is seen
-    }
-    return __shfl_sync(FULL_MASK, got, 0);
-}
-
-// OR a batch of sealed sets into `slot`: lane l's set is (bstart, bn) for l < nb (bn = 0: none).
-// The batch's elements are taken DENSE_UNROLL at a time across its sets, all loaded before any
-// is ORed in.
-__device__ __forceinline__ void dense_or_batch(const Pool& p, const SetStore& s, u32 slot, u32 bstart, u32 bn,
-                                               u32 nb) {
-    const u32 lane = lane_id();
-    u32* d = dense_words(s, slot);
-    u32* t = dense_touched(s, slot);
-    const u32 n = lane < nb ? bn : 0u;
-    u32 total;
-    const u32 off = warp_exclusive_sum(n, total);   // the first batch index of this lane's set
-    PROF_CNT(p.ctl, PF_UNION_BATCHES, 1);
-    PROF_CNT(p.ctl, PF_UNION_ELEMS, total);
-    for (u32 j0 = 0; j0 < total; j0 += DENSE_UNROLL) {
-        u32 w[DENSE_UNROLL];
-#pragma unroll
-        for (int k = 0; k < DENSE_UNROLL; ++k) {
-            const u32 j = j0 + k;
-            // the set holding batch element j: the last non-empty one that starts at or before it
-            const u32 held = __ballot_sync(FULL_MASK, n != 0 && off <= j);
-            const u32 owner = held ? 31 - __clz((int)held) : 0u;
-            const u32 e = __shfl_sync(FULL_MASK, bstart + (j - off), owner);
-            w[k] = j < total ? elem_word(p, e, lane) : 0u;
-        }
-#pragma unroll
-        for (int k = 0; k < DENSE_UNROLL; ++k) {
-            const u32 b = __shfl_sync(FULL_MASK, w[k], 0);
-            if (j0 + k < total) {
-                if (bits_lane(lane) && w[k]) atomicOr(&d[(size_t)b * ELEM_WORDS + lane], w[k]);
-                if (lane == 0) atomicOr(&t[b / 32], 1u << (b % 32));
-            }
-        }
-    }
-}
-
-// Quarter q (words 4q .. 4q+3) of base b's words in a slot, read past L1 (atomics wrote them).
-__device__ __forceinline__ uint4 dense_quad(const u32* d, u32 b, int q) {
-    return __ldcg(reinterpret_cast<const uint4*>(d + (size_t)b * ELEM_WORDS) + q);
-}
-
-__device__ __forceinline__ u32 quad_word(const uint4& v, int i) {
-    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-}
-
-// Call visit(has, b, r) for the touched bases of a slot, a lane a base: 32 bases at a time (those
-// of one word of the bitmap), `has` true on the lanes whose base b is touched, r its rank among
-// the touched bases (the index of its element in the result). Every lane calls visit with the
-// same arguments' pattern (warp-synchronous); it returns false to stop the walk (then false).
-template <class Visit>
-__device__ __forceinline__ bool dense_walk(const SetStore& s, u32 slot, Visit visit) {
-    const u32 lane = lane_id();
-    const u32* t = dense_touched(s, slot);
-    const u32 tw = (u32)dense_twords(s);
-    u32 rank = 0;
-    for (u32 c = 0; c < tw; c += 32) {
-        const u32 mine = c + lane < tw ? __ldcg(&t[c + lane]) : 0u;
-        for (u32 nz = __ballot_sync(FULL_MASK, mine != 0); nz; nz &= nz - 1) {
-            const u32 l = __ffs(nz) - 1;
-            const u32 m = __shfl_sync(FULL_MASK, mine, l);
-            if (!visit((m >> lane & 1u) != 0, (c + l) * 32 + lane, rank + __popc(m & ((1u << lane) - 1u))))
-                return false;
-            rank += __popc(m);
-        }
-    }
-    return true;
-}
-
-// Hash, bits and elements of a slot's union (every lane gets all three), as stream_stats gives
-// them for the same set.
-__device__ __forceinline__ void dense_stats(const SetStore& s, u32 slot, u64& h, u32& nb, u32& n) {
-    const u32* d = dense_words(s, slot);
-    u64 acc = 0;
-    u32 cnt = 0, k = 0;
-    dense_walk(s, slot, [&](bool has, u32 b, u32) {
-        if (has) {
-#pragma unroll
-            for (int q = 0; q < ELEM_WORDS / 4; ++q) {
-                const uint4 v = dense_quad(d, b, q);
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    const u32 w = quad_word(v, i);   // position 4q + i: 0 and 31 hold zero
-                    acc += word_hash_at(b, 4 * q + i, w);
-                    cnt += __popc(w);
-                }
-            }
-            ++k;
-        }
-        return true;
-    });
-    h = warp_sum64(acc);
-    nb = warp_sum(cnt);
-    n = warp_sum(k);
-}
-
-// A slot's union as the source of intern_stream: same_as_set and write_stream below.
-struct DenseSet {
-    const SetStore* s;
-    u32 slot;
-};
-
-// Exact comparison of a slot's union with sealed set (start, n) of as many elements.
-__device__ bool same_as_set(const Pool& p, const DenseSet& src, u32 start, u32) {
-    const u32* d = dense_words(*src.s, src.slot);
-    return dense_walk(*src.s, src.slot, [&](bool has, u32 b, u32 r) {
-        bool differs = false;
-        if (has) {
-            const uint4* e = reinterpret_cast<const uint4*>(p.w + (size_t)(start + r) * ELEM_WORDS);
-#pragma unroll
-            for (int q = 0; q < ELEM_WORDS / 4; ++q) {
-                uint4 v = dense_quad(d, b, q);
-                const uint4 o = e[q];
-                if (q == 0) v.x = b;          // word 0: the base
-                if (q == ELEM_WORDS / 4 - 1) v.w = o.w;   // word 31: not content
-                differs |= v.x != o.x || v.y != o.y || v.z != o.z || v.w != o.w;
-            }
-        }
-        return !__any_sync(FULL_MASK, differs);
-    });
-}
-
-// Write a slot's union at `at` (contiguous, word 31 zero).
-__device__ void write_stream(Pool& p, const DenseSet& src, u32 at) {
-    const u32* d = dense_words(*src.s, src.slot);
-    dense_walk(*src.s, src.slot, [&](bool has, u32 b, u32 r) {
-        if (has) {
-            uint4* dst = reinterpret_cast<uint4*>(p.w + (size_t)(at + r) * ELEM_WORDS);
-#pragma unroll
-            for (int q = 0; q < ELEM_WORDS / 4; ++q) {
-                uint4 v = dense_quad(d, b, q);   // words 0 and 31 are zero in a slot
-                if (q == 0) v.x = b;
-                dst[q] = v;
-            }
-        }
-        return true;
-    });
-}
-
-// Zero a slot's touched words and bitmap, and give the slot back.
-__device__ __forceinline__ void dense_give_back(const SetStore& s, u32 slot) {
-    const u32 lane = lane_id();
-    u32* d = dense_words(s, slot);
-    const uint4 zero = {0u, 0u, 0u, 0u};
-    dense_walk(s, slot, [&](bool has, u32 b, u32) {
-        if (has) {
-            uint4* dst = reinterpret_cast<uint4*>(d + (size_t)b * ELEM_WORDS);
-#pragma unroll
-            for (int q = 0; q < ELEM_WORDS / 4; ++q) __stcg(dst + q, zero);
-        }
-        return true;
-    });
-    u32* t = dense_touched(s, slot);
-    const u32 tw = (u32)dense_twords(s);
-    __syncwarp();   // every lane has read the bitmap
-    for (u32 c = lane; c < tw; c += 32) __stcg(&t[c], 0u);
-    __threadfence();
-    __syncwarp();
-    if (lane == 0) atomicAnd(s.busy, ~(1ull << slot));
-}
-
 // ---------------------------------------------------------------- interning
 // The sid of the set held by stream `s` (h, nb, n its hash, bits and elements): an existing sid
 // of equal content, or a new one. A new set is written to `at` when `at` is not NIL (the
@@ -560,20 +353,6 @@ __device__ u32 intern_stream(Pool& p, SetStore& s, const S& src, u64 h, u32 nb, 
     }
     raise_ovf(p.ctl);   // the intern table is full
     return NIL;
-}
-
-// The sid of a slot's union (interned as intern_stream does); the slot is given back. NIL when
-// the pool or a table is full.
-__device__ __forceinline__ u32 dense_intern(Pool& p, SetStore& s, u32 slot) {
-    __threadfence();   // every lane's atomics are done before any lane reads the slot
-    __syncwarp();
-    u64 h;
-    u32 nb, n;
-    dense_stats(s, slot, h, nb, n);
-    if (lane_id() == 0) atomicAdd(&p.ctl[CTL_DENSE_UNIONS], 1ull);
-    const u32 sid = intern_stream(p, s, DenseSet{&s, slot}, h, nb, n, NIL);
-    dense_give_back(s, slot);
-    return sid;
 }
 
 // Seal and intern a linked list (NIL: the empty set).
@@ -772,11 +551,9 @@ __device__ int union_sets(Pool& p, u32* dst_head, u32 my_start, u32 my_n) {
 
 // The union of sets named by sids, accumulated a sid at a time by a warp (every lane calls
 // su_add with the same sid). One distinct sid costs nothing (the union is that set); from the
-// second on, the sids are batched (one lane each). The first full batch of 32 takes a dense
-// slot when one is free, and then every batch is ORed into it; else every full batch is merged
-// by union_sets into a linked list whose head lives at `*head` (a per-warp slot in shared
-// memory). su_finish merges the last batch with that list as a stream, or ORs it into the
-// slot (a batch of at least `dmin` elements takes a slot there too) and interns the slot's union.
+// second on, the sids are batched (one lane each); every full batch of 32 is merged by
+// union_sets into a linked list whose head lives at `*head` (a per-warp slot in shared
+// memory), and su_finish merges the last batch with that list as a stream.
 struct SidUnion {
     u32 single;   // the first non-empty sid (0: none yet)
     u32 n;        // distinct sids seen (repeats the lossy `seen` cache misses count twice)
@@ -785,7 +562,6 @@ struct SidUnion {
     u32 nb;       // sids in the pending batch
     u32 seen;     // this lane's slot of a 32-slot direct-mapped cache of sids seen
     u32* head;    // the list under construction
-    u32 slot;     // the dense slot the batches are ORed into (NIL: none)
 };
 
 __device__ __forceinline__ void su_init(SidUnion& u, u32* head) {
@@ -796,7 +572,6 @@ __device__ __forceinline__ void su_init(SidUnion& u, u32* head) {
     u.nb = 0;
     u.seen = NIL;
     u.head = head;
-    u.slot = NIL;
     if (lane_id() == 0) *head = NIL;
     __syncwarp();
 }
@@ -809,14 +584,9 @@ __device__ __forceinline__ bool su_seen(SidUnion& u, u32 key) {
     return false;
 }
 
-__device__ __forceinline__ bool su_flush(Pool& p, const SetStore& s, SidUnion& u) {
+__device__ __forceinline__ bool su_flush(Pool& p, SidUnion& u) {
     if (!u.nb) return true;
-    // the first batch decides: a slot for every batch, or the list for every batch
-    if (u.slot == NIL && *(volatile u32*)u.head == NIL) u.slot = dense_take(s);
-    if (u.slot != NIL)
-        dense_or_batch(p, s, u.slot, u.bstart, u.bn, u.nb);
-    else if (union_sets(p, u.head, u.bstart, u.bn) < 0)
-        return false;
+    if (union_sets(p, u.head, u.bstart, u.bn) < 0) return false;
     u.bn = 0;
     u.nb = 0;
     return true;
@@ -827,7 +597,7 @@ __device__ __forceinline__ bool su_queue(Pool& p, const SetStore& s, SidUnion& u
         u.bstart = s.start[sid];
         u.bn = s.nelem[sid];
     }
-    if (++u.nb == 32) return su_flush(p, s, u);
+    if (++u.nb == 32) return su_flush(p, u);
     return true;
 }
 
@@ -853,16 +623,9 @@ __device__ u32 su_finish(Pool& p, SetStore& s, SidUnion& u) {
     if (lane_id() == 0) atomicAdd(&p.ctl[CTL_UNIONS], 1ull);
     __syncwarp();
     const u32 head = *(volatile u32*)u.head;
-    const bool mine = lane_id() < u.nb;
-    if (u.slot == NIL && head == NIL && warp_sum(mine ? u.bn : 0u) >= s.dmin) u.slot = dense_take(s);
-    if (u.slot != NIL) {
-        dense_or_batch(p, s, u.slot, u.bstart, u.bn, u.nb);
-        const u32 sid = dense_intern(p, s, u.slot);
-        u.slot = NIL;
-        return sid;
-    }
     PROF_CNT(p.ctl, PF_UNION_BATCHES, 1);
-    PROF_CNT(p.ctl, PF_UNION_ELEMS, warp_sum(mine ? u.bn : 0u));
+    PROF_CNT(p.ctl, PF_UNION_ELEMS, warp_sum(lane_id() < u.nb ? u.bn : 0u));
+    const bool mine = lane_id() < u.nb;
     const UnionStream src(p, mine ? u.bstart : 0u, mine ? u.bn : 0u, head != NIL ? 31u : 32u, head);
     u64 h;
     u32 nb, n;

@@ -345,47 +345,6 @@ def test_images_of_sets_that_share_an_element():
         assert got == want, got.diff_report(want, labels=(f"gpu capacity={capacity}", "reference"))
 
 
-def _large_unions() -> ConstraintSet:
-    """A load x = *y with y -> {o_0..o_39} and o_i -> {a_i, b_i} (40 distinct sets: the image of
-    y's one element unions 40 sids), and u = v, u = w with v, w pointing to 300 objects each, 960
-    ids apart (a union of 2 sets of 600 elements in all), and t = v, t = s with s's 300 objects
-    in the same elements as w's (a union of the same bases: a slot given back with w's bits in
-    it would show them), each with a store *x = v that spreads it further."""
-    k, m = 40, 300
-    o, a, y, x = 0, 960, 2000, 2001
-    big = 3000                      # the objects of v, w, s at big + 960 i + 0, 1, 2
-    v, w, s, u, t = (big + 960 * m + j for j in range(5))
-    addr = [(y, o + i) for i in range(k)] + [(o + i, a + 2 * i) for i in range(k)]
-    addr += [(o + i, a + 2 * i + 1) for i in range(k)]
-    addr += [(p, big + 960 * i + d) for i in range(m) for d, p in enumerate((v, w, s))]
-    sizes = {j: 1 for j in list(range(k)) + list(range(a, a + 2 * k))}
-    sizes |= {big + 960 * i + d: 1 for i in range(m) for d in range(3)}
-    return ConstraintSet.from_lists(t + 1, obj_size=sizes, addr=addr, load=[(x, y)],
-                                    copy=[(u, v), (u, w), (t, v), (t, s)], store=[(x, v)])
-
-
-@pytest.mark.parametrize("dense", [None, "0", "64,0", "1,0"])
-def test_large_unions_dense_or_merged(monkeypatch, dense):
-    # None: the defaults (the 40-set image and the 600-element union each take a dense slot);
-    # "0": no slots (both merge into lists and streams); "64,0": every union of two sets or more
-    # in a slot; "1,0": one slot that most unions find taken, so they merge instead
-    if dense is None:
-        monkeypatch.delenv("ANDERSEN_GPU_DENSE", raising=False)
-    else:
-        monkeypatch.setenv("ANDERSEN_GPU_DENSE", dense)
-    cs = _large_unions()
-    want = reference.solve(cs)
-    assert len(want.points_to(2001)) == 80 and len(want.points_to(3000 + 960 * 300 + 3)) == 600
-    for capacity in (None, 1):   # capacity 1: rounds given up with slots taken, then reset
-        got = gpu_solve(cs, preprocess=False, pointee_order=False, capacity=capacity)
-        assert got == want, got.diff_report(want, labels=(f"gpu dense={dense} capacity={capacity}", "reference"))
-        made = got.stats.notes["dense_unions"]
-        if dense == "0":
-            assert made == 0
-        else:
-            assert made >= 2, made
-
-
 def test_equal_sets_are_stored_once():
     # 2,000 pointers copy one set of 500 objects: one list of 500 ids (a single 960-bit element
     # once ordered), not 2,000 copies; and they all receive the same contribution, so the

@@ -16,7 +16,6 @@ from .device import CTL_ROUND_END, CTL_ROUND_FIRST, CTL_SLOTS, CTL_TOP, fill_byt
 
 ELEM_WORDS = 32
 ELEM_BYTES = 4 * ELEM_WORDS
-ELEM_BITS = 960          # ids per element (words 1..30)
 
 
 class ElementPool:

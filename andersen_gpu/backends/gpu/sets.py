@@ -16,37 +16,19 @@ out equal to a set already interned) is reclaimed by :meth:`SetStore.compact`: t
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import cupy
 import numpy as np
 
 from .device import BLOCK, CTL_MEMO_CLAIMS, CTL_NSETS, CTL_OVF, CTL_TOP, descriptor, fill_bytes, module, persistent_grid
-from .pool import ELEM_BITS, ELEM_BYTES, ELEM_WORDS, ElementPool
+from .pool import ELEM_BYTES, ELEM_WORDS, ElementPool
 
 #: Cache sizes (slots of 16 bytes) are powers of two in [MIN_CACHE_SLOTS, MAX_CACHE_SLOTS].
 MIN_CACHE_SLOTS = 1 << 10
 MAX_CACHE_SLOTS = 1 << 24
 #: The smallest set table (set ids; 32 bytes each with the intern table).
 MIN_SETS = 1 << 16
-#: Dense union scratch (kernels_cu/setstore.cuh, "dense unions"): at most this many slots (the
-#: kernels' `busy` mask holds 64), each of 128 bytes per 960 ids of the solve, within
-#: DENSE_BYTES in all (at least one slot); and the fewest source elements with which a union of
-#: at most 31 sets takes a slot (one of 32 sets or more always tries). ANDERSEN_GPU_DENSE =
-#: "slots,min_elements" overrides both for a measurement (slots 0: no dense unions).
-DENSE_SLOTS = 64
-DENSE_BYTES = 64 << 20
-DENSE_MIN_ELEMS = 256
-
-
-def _dense_setting() -> tuple[int, int]:
-    """(slots, min_elements) for a new store: the constants, or ANDERSEN_GPU_DENSE's."""
-    env = os.environ.get("ANDERSEN_GPU_DENSE", "")
-    if not env:
-        return DENSE_SLOTS, DENSE_MIN_ELEMS
-    slots, _, least = env.partition(",")
-    return min(64, max(0, int(slots))), max(0, int(least or DENSE_MIN_ELEMS))
 
 
 def _try_empty(words: int) -> cupy.ndarray | None:
@@ -129,23 +111,11 @@ class SetStore:
         Initial set-table capacity (set ids).
     update_slots, shift_slots, image_slots : int
         Cache sizes (rounded up to powers of two).
-    ids : int
-        Node ids of the solve (every set holds ids below it): what a dense union slot covers.
     """
 
     def __init__(self, pool: ElementPool, capacity: int, update_slots: int, shift_slots: int,
-                 image_slots: int, ids: int):
+                 image_slots: int):
         self.pool = pool
-        # the dense union scratch: slots of dbases * 32 words and a bitmap of dbases bits each,
-        # all zero while free (the kernels give a slot back zeroed; reset() after a step gave up)
-        self.dbases = max(1, (int(ids) + ELEM_BITS - 1) // ELEM_BITS)
-        slots, self.dense_min = _dense_setting()
-        twords = (self.dbases + 31) // 32
-        slot_bytes = self.dbases * ELEM_BYTES + 4 * twords
-        self.dslots = min(slots, max(1, DENSE_BYTES // slot_bytes))
-        self.dense = cupy.zeros(max(self.dslots * self.dbases * ELEM_WORDS, 1), cupy.uint32)
-        self.touched = cupy.zeros(max(self.dslots * twords, 1), cupy.uint32)
-        self.busy = cupy.zeros(1, cupy.uint64)
         self.compactions = 0
         self.staged_compactions = 0   # compactions that freed the old pool before making the new
         self.sets_made = 0          # set ids handed out before the last compaction
@@ -169,24 +139,19 @@ class SetStore:
         self.table = cupy.empty(2 * cap, cupy.uint64)
         fill_bytes(self.start, 0xFF)   # NIL: no set (ids handed out but never written stay so)
         fill_bytes(self.table, 0xFF)
-        self.desc = descriptor(self.start, self.nelem, self.nbits, self.hash, self.table, 2 * cap - 1, cap,
-                               self.dense, self.touched, self.busy, self.dslots, self.dbases, self.dense_min)
+        self.desc = descriptor(self.start, self.nelem, self.nbits, self.hash, self.table, 2 * cap - 1, cap)
 
     @property
     def nbytes(self) -> int:
         caches = sum(2 * 8 * m.slots for m in (self.update, self.shift, self.image)) + 20 * self.elements.slots
-        scratch = self.dense.nbytes + self.touched.nbytes + self.busy.nbytes
-        return self.cap * (4 + 4 + 4 + 8 + 16) + caches + scratch
+        return self.cap * (4 + 4 + 4 + 8 + 16) + caches
 
     def clear_caches(self) -> None:
         """Forget the persistent caches (after compaction renumbered the sets, after a step gave
-        up and left aborted entries, or when they fill up), and free every dense union slot (a
-        warp that gave up may have left one taken and not zeroed)."""
+        up and left aborted entries, or when they fill up)."""
         self.update.clear()
         self.shift.clear()
         self.pool.ctl[CTL_MEMO_CLAIMS] = 0
-        for a in (self.dense, self.touched, self.busy):
-            fill_bytes(a, 0)
 
     def caches_full(self, claims: int) -> bool:
         """True when the persistent caches hold so many keys that probes grow long."""

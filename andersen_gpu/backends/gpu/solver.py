@@ -18,8 +18,8 @@ from constraints.model import ConstraintSet
 
 from ...solution import Solution, SolveStats
 from . import cycles
-from .device import (CTL_DELTA_BITS, CTL_DENSE_UNIONS, CTL_MEMO_CLAIMS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS,
-                     CTL_OVF, CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name)
+from .device import (CTL_DELTA_BITS, CTL_MEMO_CLAIMS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS, CTL_OVF,
+                     CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name)
 from .graph import DeviceGraph
 from .lists import insert_pairs
 from .options import GpuOptions
@@ -90,7 +90,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
     n_loads = int(g.load_ptrs.size)
     store = SetStore(pool, capacity=2 * g.n_work, update_slots=4 * g.n_work,
                      shift_slots=2 * int(cs.gep_dst.size + cs.walk_dst.size + cs.call_dst.size),
-                     image_slots=4 * n_loads, ids=g.n)
+                     image_slots=4 * n_loads)
     timer = Timer(opt.timing)
     rnd = Round(g, pool, store, timer, table_slots=4 * int(cs.store_dst.size))
     t_graph = time.perf_counter()
@@ -118,7 +118,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
     counts = Counts.read(c)
     rnd.advance()
 
-    iterations, retries, delta_bits, hits, misses, unions, dense = 0, 0, 0, 0, 0, 0, 0
+    iterations, retries, delta_bits, hits, misses, unions = 0, 0, 0, 0, 0, 0
     # pool elements a round takes (the most of the recent rounds, decaying): a compaction
     # leaves room for ROOM_ROUNDS such rounds, and comes before a round that may not fit
     need = 0
@@ -150,7 +150,6 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
         hits += int(c[CTL_MEMO_HITS])
         misses += int(c[CTL_MEMO_MISSES])
         unions += int(c[CTL_UNIONS])
-        dense += int(c[CTL_DENSE_UNIONS])
         new = Counts.read(c)
         need = max(new.top - top_before, need - need // 4)
         entry = dict(changed=counts.nchg, pairs_bound=rnd.c_cap, store_pairs_bound=rnd.bound_g,
@@ -206,7 +205,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
                  pool_elements_used=counts.top, pool_growths=pool.growths, compactions=store.compactions,
                  staged_compactions=store.staged_compactions,
                  bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
-                 memo_hits=hits, memo_misses=misses, unions=unions, dense_unions=dense, delta_bits=delta_bits,
+                 memo_hits=hits, memo_misses=misses, unions=unions, delta_bits=delta_bits,
                  round_retries=retries, representatives=g.n_work, cycle_passes=policy.passes,
                  cycle_passes_put_off=policy.skipped, cycle_merges=policy.merged, cycle_ms=round(policy.ms, 3))
     if room_made:
