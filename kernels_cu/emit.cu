@@ -53,6 +53,7 @@ struct Graph {
 __device__ u32 elem_image(Pool& p, SetStore& s, u32 e, const u32* __restrict__ arr,
                           const u32* __restrict__ rep, const u32* __restrict__ ch, u32 i2p, u32* hd) {
     const u32 lane = lane_id();
+    PROF_T0(t0);
     SidUnion u;
     su_init(u, hd);
     const u32 w = elem_word(p, e, lane);
@@ -73,7 +74,10 @@ __device__ u32 elem_image(Pool& p, SetStore& s, u32 e, const u32* __restrict__ a
             if (!su_add(p, s, u, sv)) return NIL;
         }
     }
-    return su_finish(p, s, u);
+    const u32 out = su_finish(p, s, u);
+    PROF_MAX(p.ctl, PF_MAX_ELEM_IMAGE, clock64() - t0);
+    PROF_MAX(p.ctl, PF_MAX_ELEM_SIDS, u.n);
+    return out;
 }
 
 // The union of arr[rep z] over z ∈ set `sid` \ {i2p}; with `ch` (Ldelta), only the z whose bit
@@ -89,10 +93,15 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
                      u32 i2p, u32* hd) {
     const u32 lane = lane_id();
     const u64 kind = ch != nullptr ? IMG_DELTA : IMG_FULL;
+    PROF_T0(t_img);
+#ifdef ANDERSEN_PROFILE
+    u64 waited = 0, computed = 0, parts = 0;
+#endif
     SidUnion u;
     su_init(u, hd);
     const u32 start = s.start[sid], n = s.nelem[sid];
     PROF_CNT(p.ctl, cb == nullptr ? PF_ELEMS_FULL : PF_SCAN_DELTA, n);
+    PROF_MAX(p.ctl, PF_MAX_IMAGE_ELEMS, n);
     for (u32 i0 = 0; i0 < n; i0 += 32) {
         const u32 e = start + i0 + lane;
         bool want = false;
@@ -110,6 +119,10 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
         // the parts to compute; after a failure every claim left is published as given up
         bool failed = __any_sync(FULL_MASK, r == -1);
         u32 part = r == 1 ? (u32)val : 0u;
+#ifdef ANDERSEN_PROFILE
+        computed += __popc(__ballot_sync(FULL_MASK, r == 0 || r == 2));
+        const long long t_parts = clock64();
+#endif
         for (u32 todo = __ballot_sync(FULL_MASK, r == 0 || r == 2); todo; todo &= todo - 1) {
             const u32 l = __ffs(todo) - 1;
             const u32 el = __shfl_sync(FULL_MASK, e, l), sl = __shfl_sync(FULL_MASK, slot, l);
@@ -120,15 +133,31 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
             if (lane == l) part = pt;
         }
         if (failed) return NIL;
+#ifdef ANDERSEN_PROFILE
+        const long long t_wait = clock64();
+        parts += t_wait - t_parts;
+#endif
         if (r == 3) {
             r = memo_wait_value(em.vals, slot, val, p.ctl);
             part = (u32)val;
         }
         if (__any_sync(FULL_MASK, r == -1)) return NIL;
+#ifdef ANDERSEN_PROFILE
+        waited += clock64() - t_wait;
+#endif
         for (u32 sel = __ballot_sync(FULL_MASK, want); sel; sel &= sel - 1)
             if (!su_add(p, s, u, __shfl_sync(FULL_MASK, part, __ffs(sel) - 1))) return NIL;
     }
-    return su_finish(p, s, u);
+    PROF_T0(t_fin);
+    const u32 out = su_finish(p, s, u);
+    PROF_MAX(p.ctl, PF_MAX_IMAGE_FINISH, clock64() - t_fin);
+    PROF_MAX(p.ctl, PF_MAX_IMAGE, clock64() - t_img);
+#ifdef ANDERSEN_PROFILE
+    PROF_MAX(p.ctl, PF_MAX_IMAGE_WAIT, waited);
+    PROF_MAX(p.ctl, PF_MAX_IMAGE_PARTS, parts);
+    PROF_MAX(p.ctl, PF_MAX_IMAGE_COMPUTED, computed);
+#endif
+    return out;
 }
 
 // An offset in g_off with this bit is a walk gep x = y +w d (d = the other bits), bound walk_size;
@@ -185,6 +214,7 @@ __device__ bool emit_geps(Pool& p, SetStore& s, Memo& shift_memo, const Graph& g
                           u64* C, u64 cap_c, u32* sh, u32* hd) {
     const u32 lane = lane_id();
     u64* ctl = p.ctl;
+    PROF_T0(t_geps);
     for (u32 j = j0; j < j1; ++j) {
         const u32 x = g.g_dst[j], o = g.g_off[j];
         u32 r = memoized(shift_memo, (u64)d << 32 | o, ctl, [&] {
@@ -193,6 +223,7 @@ __device__ bool emit_geps(Pool& p, SetStore& s, Memo& shift_memo, const Graph& g
                     : (o & CALL) ? shift(p, s, d, o & ~CALL, g.call_size, sh, hd)
                                  : shift(p, s, d, o, g.size, sh, hd);
             PROF_ADD(ctl, PF_SHIFT, t0);
+            PROF_MAX(ctl, PF_MAX_SHIFT, clock64() - t0);
             return out;
         });
         if (r == NIL) return false;
@@ -205,6 +236,7 @@ __device__ bool emit_geps(Pool& p, SetStore& s, Memo& shift_memo, const Graph& g
             emit_pair(lane == 0 && f != 0, (u64)x << 32 | f, C, cap_c, &ctl[CTL_C_FILL], ctl);
         }
     }
+    PROF_MAX(ctl, PF_MAX_GEPS, clock64() - t_geps);
     return true;
 }
 
@@ -218,15 +250,18 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
     u64* ctl = p.ctl;
     const u32 d = D[y];
     if (d == 0) return true;
+    PROF_T0(t_copy);
     // Copy: (x, ΔP(y)) for y →c x
     for (u32 j = g.c_ptr[y], end = g.c_ptr[y + 1]; j < end; j += 32) {
         u32 x = j + lane < end ? g.c_dst[j + lane] : y;
         emit_pair(x != y, (u64)x << 32 | d, C, cap_c, &ctl[CTL_C_FILL], ctl);
     }
+    PROF_MAX(ctl, PF_MAX_COPY, clock64() - t_copy);
     // AddPtr: (x, shift(ΔP(y), o)), the first GEP_CHUNK gep edges (heavy items do the rest)
     const u32 g0 = g.g_ptr[y];
     if (!emit_geps(p, s, shift_memo, g, d, g0, min(g.g_ptr[y + 1], g0 + GEP_CHUNK), C, cap_c, sh, hd))
         return false;
+    PROF_T0(t_lfull);
     // Load, new edges: (x, Lfull(ΔP(y)))
     if (g.l_ptr[y + 1] > g.l_ptr[y]) {
         u32 r = memoized(img_memo, IMG_FULL << 32 | d, ctl, [&] {
@@ -242,6 +277,8 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
                 emit_pair(j + lane < end, (u64)(j + lane < end ? g.l_dst[j + lane] : 0) << 32 | r,
                           C, cap_c, &ctl[CTL_C_FILL], ctl);
     }
+    PROF_MAX(ctl, PF_MAX_LFULL, clock64() - t_lfull);
+    PROF_T0(t_stores);
     // Store, new edges (y the pointer): (ΔP(y), P(v)) for *y = v
     for (u32 j = g.s_ptr[y], end = g.s_ptr[y + 1]; j < end; j += 32) {
         u32 pv = j + lane < end ? P[g.s_val[j + lane]] : 0;
@@ -252,6 +289,7 @@ __device__ bool emit_one_changed(Pool& p, SetStore& s, Memo& shift_memo, Memo& i
         u32 po = j + lane < end ? Pold[g.v_ptr_of[j + lane]] : 0;
         emit_pair(po != 0, (u64)po << 32 | d, G, cap_g, &ctl[CTL_G_FILL], ctl);
     }
+    PROF_MAX(ctl, PF_MAX_STORES, clock64() - t_stores);
     return true;
 }
 
@@ -264,6 +302,7 @@ __device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, ElemMemo& em
     u64* ctl = p.ctl;
     const u32 so = Pold[y];
     if (so == 0) return true;
+    PROF_T0(t_ldelta);
     u32 r = memoized(img_memo, IMG_DELTA << 32 | so, ctl, [&] {
         PROF_T0(t0);
         u32 out = image(p, s, em, so, D, g.rep, ch, cb, (u32)g.i2p, hd);
@@ -276,6 +315,7 @@ __device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, ElemMemo& em
         for (u32 j = g.l_ptr[y], end = g.l_ptr[y + 1]; j < end; j += 32)
             emit_pair(j + lane < end, (u64)(j + lane < end ? g.l_dst[j + lane] : 0) << 32 | r,
                       C, cap_c, &ctl[CTL_C_FILL], ctl);
+    PROF_MAX(ctl, PF_MAX_LDELTA, clock64() - t_ldelta);
     return true;
 }
 
@@ -317,7 +357,11 @@ emit(const u64* __restrict__ heavy, u64 nheavy, const u32* __restrict__ chg, u64
             ok = emit_one_load(p, s, img_memo, em, g, lptrs[i - changed_end], D, Pold, ch, cb, C, cap_c, hd);
         }
         PROF_ADD(ctl, i < changed_end ? PF_EMIT_CHANGED : PF_EMIT_LOADS, t0);
-        PROF_MAX(ctl, PF_EMIT_ITEM_MAX, clock64() - t0);
+#ifdef ANDERSEN_PROFILE
+        const u64 dt = clock64() - t0;
+        PROF_MAX(ctl, PF_EMIT_ITEM_MAX, dt);
+        PROF_MAX(ctl, PF_ITEM_MAX_KIND, dt << 2 | (i < nheavy ? 0u : i < changed_end ? 1u : 2u));
+#endif
         if (!ok) return;
     }
 }

@@ -55,9 +55,9 @@
 #define CTL_EXPAND_BOUND 25 // bits of the distinct elements the stores expand (bound of their pairs)
 #define CTL_TABLE_FULL 26  // the stores' element table had no room (CTL_OVF raised too)
 #define CTL_ROUND_END 32
-// 32..63: profile counters, written only when compiled with -DANDERSEN_PROFILE (warp cycles
+// 32..79: profile counters, written only when compiled with -DANDERSEN_PROFILE (warp cycles
 // and counts per part of a round; andersen_gpu/backends/gpu/device.py PROFILE_SLOTS names them)
-#define CTL_SLOTS 64
+#define CTL_SLOTS 80
 
 #ifdef ANDERSEN_PROFILE
 #define PROF_T0(v) const long long v = clock64()
@@ -102,6 +102,23 @@
 #define PF_STORE_WARP_MAX 61 // cycles: the longest one warp of store_runs took
 #define PF_EXPAND 62         // cycles: expand_elems, all of it
 #define PF_EXPAND_WARP_MAX 63 // cycles: the longest one warp of expand_elems took
+// the longest one of each part of an emit item (cycles; which part makes the longest item)
+#define PF_ITEM_MAX_KIND 64  // (cycles << 2 | kind) of the longest emit item: 0 heavy gep chunk, 1 changed node, 2 load pointer
+#define PF_MAX_COPY 65       // a changed node's copy pushes
+#define PF_MAX_GEPS 66       // an item's gep pushes (their shifts included)
+#define PF_MAX_SHIFT 67      // one shift computed
+#define PF_MAX_LFULL 68      // a changed node's Lfull (found, waited for or computed) and its pushes
+#define PF_MAX_STORES 69     // a changed node's store grouping pairs
+#define PF_MAX_LDELTA 70     // a load pointer's Ldelta (found, waited for or computed) and its pushes
+#define PF_MAX_IMAGE 71      // one image computed
+#define PF_MAX_IMAGE_WAIT 72 // the waits of one image for element parts other warps computed
+#define PF_MAX_IMAGE_PARTS 73 // the element parts one image computed itself
+#define PF_MAX_IMAGE_FINISH 74 // the union of one image's parts (su_finish)
+#define PF_MAX_ELEM_IMAGE 75 // one element's part computed
+#define PF_MAX_MEMO_WAIT 76  // one wait for a memo value (any memo)
+#define PF_MAX_IMAGE_ELEMS 77 // count: most elements of a set one image read
+#define PF_MAX_IMAGE_COMPUTED 78 // count: most element parts one image computed itself
+#define PF_MAX_ELEM_SIDS 79  // count: most sids one element's part added
 
 #define MEMO_EMPTY 0xFFFFFFFFFFFFFFFFull
 #define MEMO_PENDING 0xFFFFFFFFFFFFFFFFull
@@ -382,6 +399,7 @@ __device__ int memo_wait_value(const u64* vals, u32 slot, u64& val, u64* ctl) {
     while ((v = *(volatile const u64*)&vals[slot]) == MEMO_PENDING) __nanosleep(64);
 #ifdef ANDERSEN_PROFILE
     atomicAdd(&ctl[PF_MEMO_WAIT], (u64)(clock64() - tw));
+    atomicMax(&ctl[PF_MAX_MEMO_WAIT], (u64)(clock64() - tw));
 #endif
     return memo_value(v, val);
 }

@@ -476,6 +476,17 @@ def test_profile_counters_name_the_longest_emit_item():
     assert res.returncode == 0, res.stderr[-2000:]
     prof = json.loads(res.stdout.strip().splitlines()[-1])
     assert 0 < prof["emit_item_max_cycles"] <= prof["emit_changed_cycles"] + prof["emit_loads_cycles"]
+    # the longest item's kind rides on its cycles; each part's longest is inside an item, and an
+    # image's parts inside an image, which is inside a load's Lfull or Ldelta
+    longest = prof["emit_item_max_cycles"]
+    assert prof["item_max_cycles_x4_plus_kind"] >> 2 == longest and prof["item_max_cycles_x4_plus_kind"] & 3 < 3
+    for part in ("copy", "geps", "lfull", "stores", "ldelta"):
+        assert prof[f"max_{part}_cycles"] <= longest, part
+    assert 0 < prof["max_image_cycles"] <= max(prof["max_lfull_cycles"], prof["max_ldelta_cycles"])
+    for part in ("image_wait", "image_parts", "image_finish", "elem_image"):
+        assert prof[f"max_{part}_cycles"] <= prof["max_image_cycles"], part
+    assert prof["max_shift_cycles"] <= prof["max_geps_cycles"]
+    assert 0 < prof["max_image_computed"] <= prof["max_image_elems"] and prof["max_elem_sids"] > 0
     assert prof["images_full"] > 0 and prof["elem_images"] > 0
     # the longest warps of the run kernels (the stores' expansions: at most all of their warps together)
     assert prof["union_warp_max_cycles"] > 0 and prof["store_warp_max_cycles"] > 0

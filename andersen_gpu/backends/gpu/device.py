@@ -24,7 +24,7 @@ CTL_C_FILL, CTL_G_FILL, CTL_NCHG, CTL_NEXT_C, CTL_NEXT_G = 8, 9, 11, 12, 13
 CTL_DELTA_BITS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_UNIONS, CTL_WORK = 14, 15, 16, 17, 18
 CTL_GE_FILL, CTL_EXPAND_BOUND, CTL_TABLE_FULL = 24, 25, 26
 CTL_ROUND_END = 32
-CTL_SLOTS = 64
+CTL_SLOTS = 80
 #: Slots 32.. of the control block: profile counters, filled only when the kernels are compiled
 #: with ANDERSEN_GPU_PROFILE=1 in the environment (a diagnostic: it slows every kernel).
 PROFILE_SLOTS = ("emit_changed_cycles", "shift_cycles", "image_full_cycles", "image_delta_cycles",
@@ -33,7 +33,13 @@ PROFILE_SLOTS = ("emit_changed_cycles", "shift_cycles", "image_full_cycles", "im
                  "sids_delta", "max_union_sids", "run_sids", "updates", "update_elems", "expand_pairs",
                  "elems_full", "elems_delta_selected", "elems_delta_scanned", "union_batches",
                  "union_elems", "union_runs", "elem_images", "elem_hits", "emit_item_max_cycles",
-                 "union_warp_max_cycles", "store_warp_max_cycles", "expand_cycles", "expand_warp_max_cycles")
+                 "union_warp_max_cycles", "store_warp_max_cycles", "expand_cycles", "expand_warp_max_cycles",
+                 # the longest one of each part of an emit item (cycles, and three counts)
+                 "item_max_cycles_x4_plus_kind", "max_copy_cycles", "max_geps_cycles", "max_shift_cycles",
+                 "max_lfull_cycles", "max_stores_cycles", "max_ldelta_cycles", "max_image_cycles",
+                 "max_image_wait_cycles", "max_image_parts_cycles", "max_image_finish_cycles",
+                 "max_elem_image_cycles", "max_memo_wait_cycles", "max_image_elems", "max_image_computed",
+                 "max_elem_sids")
 PROFILE = os.environ.get("ANDERSEN_GPU_PROFILE", "") == "1"
 
 
