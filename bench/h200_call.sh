@@ -57,6 +57,10 @@ POOL_S=${POOL_S:-200}
 WALKS_INPUTS=${WALKS_INPUTS:-sqlite3 vim git}
 WALKS_S=${WALKS_S:-40}
 CORPUS_PROGRAMS=${CORPUS_PROGRAMS:-}   # the corpus step's programs, both backends (default: every dump)
+# counted runs per corpus program after its warm-up run (a cpu solve whose warm-up took over 3 s
+# counts that run alone): one run left bash's GPU solve at 35.1 ms in one call and 50.6 ms in the
+# next (bench/results/h100-38cadb3/FINDINGS.md)
+CORPUS_REPEAT=${CORPUS_REPEAT:-3}
 STEPS=" ${STEPS:-tests cuda paper rounds corpus} "   # a call may run some: STEPS="tests cuda paper"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 # an input's dump: a corpus program's name, or paper:NAME for the paper input .inputs/NAME.npz
@@ -77,7 +81,7 @@ el "gpu kernels: andersen_gpu warmup --backend gpu"
 tail -4 "$RES/gpu/warmup.txt"
 cpu_corpus() {
     timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
-        --repeat 1 --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu" $CORPUS_PROGRAMS
+        --repeat "$CORPUS_REPEAT" --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu" $CORPUS_PROGRAMS
 }
 if want corpus; then
     # CPU_AFTER=1: the cpu backend's corpus waits for the GPU's (the host's cores to the GPU solves'
@@ -174,8 +178,9 @@ fi
 if want corpus; then
     el "corpus, gpu"
     N_DUMPS=$(ls .corpus-dumps/*.npz 2>/dev/null | wc -l)
-    timeout $((N_DUMPS * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu --repeat 1 --long-s 3 \
-        --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/gpu" $CORPUS_PROGRAMS > "$RES/gpu/log.txt" 2>&1
+    timeout $((N_DUMPS * GPU_TIMEOUT_S)) python3 -m bench run --suite corpus --backends gpu \
+        --repeat "$CORPUS_REPEAT" --long-s 3 --timeout-s "$GPU_TIMEOUT_S" --no-progress --no-plots \
+        --out-dir "$RES/gpu" $CORPUS_PROGRAMS > "$RES/gpu/log.txt" 2>&1
     tail -12 "$RES/gpu/log.txt"
     el "waiting for the cpu backend"
     wait "$CPU"
