@@ -61,6 +61,11 @@ CORPUS_PROGRAMS=${CORPUS_PROGRAMS:-}   # the corpus step's programs, both backen
 # counts that run alone): one run left bash's GPU solve at 35.1 ms in one call and 50.6 ms in the
 # next (bench/results/h100-38cadb3/FINDINGS.md)
 CORPUS_REPEAT=${CORPUS_REPEAT:-3}
+# 0: no warm-up (75 to 95 s on a fresh machine), for calls that time nothing a first solve compiles:
+# compare (each input's first solve there is an untimed warm-up), and profile or rounds when only
+# their kernel times are read (CUDA events: a kernel compiles before its start event); their first
+# input's solve_ms then includes the compiles.
+WARMUP=${WARMUP:-1}
 STEPS=" ${STEPS:-tests cuda paper rounds corpus} "   # a call may run some: STEPS="tests cuda paper"
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 # an input's dump: a corpus program's name, or paper:NAME for the paper input .inputs/NAME.npz
@@ -76,9 +81,11 @@ trap pack EXIT
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$RES/device.txt"
 # every GPU kernel first, into CuPy's cache (empty on a fresh device machine): no step after it pays
 # for a compile, and the log says what a user's first solve on a new machine costs
-el "gpu kernels: andersen_gpu warmup --backend gpu"
-{ time timeout 300 python3 -m andersen_gpu warmup --backend gpu; } > "$RES/gpu/warmup.txt" 2>&1
-tail -4 "$RES/gpu/warmup.txt"
+if [[ $WARMUP == 1 ]]; then
+    el "gpu kernels: andersen_gpu warmup --backend gpu"
+    { time timeout 300 python3 -m andersen_gpu warmup --backend gpu; } > "$RES/gpu/warmup.txt" 2>&1
+    tail -4 "$RES/gpu/warmup.txt"
+fi
 cpu_corpus() {
     timeout $((CPU_TIMEOUT_S + 20)) python3 -m bench run --suite corpus --backends cpu --jobs "$CPU_JOBS" \
         --repeat "$CORPUS_REPEAT" --long-s 3 --timeout-s "$CPU_TIMEOUT_S" --no-progress --no-plots --out-dir "$RES/cpu" $CORPUS_PROGRAMS
