@@ -114,16 +114,18 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
         u32 slot = 0;
         int r = want ? elem_memo_lookup_lane(p, em, e, kind, val, slot) : 4;   // 4: not wanted
         // (the element memo is not in CTL_MEMO_HITS/MISSES, which count the other memos' lookups)
+        // the parts to compute (claimed here, or not cacheable); after a failure every claim left
+        // is published as given up
+        const u32 compute = __ballot_sync(FULL_MASK, r == 0 || r == 2);
         PROF_CNT(p.ctl, PF_ELEM_HITS, __popc(__ballot_sync(FULL_MASK, r == 1 || r == 3)));
-        PROF_CNT(p.ctl, PF_ELEM_IMAGES, __popc(__ballot_sync(FULL_MASK, r == 0 || r == 2)));
-        // the parts to compute; after a failure every claim left is published as given up
+        PROF_CNT(p.ctl, PF_ELEM_IMAGES, __popc(compute));
         bool failed = __any_sync(FULL_MASK, r == -1);
         u32 part = r == 1 ? (u32)val : 0u;
 #ifdef ANDERSEN_PROFILE
-        computed += __popc(__ballot_sync(FULL_MASK, r == 0 || r == 2));
+        computed += __popc(compute);
         const long long t_parts = clock64();
 #endif
-        for (u32 todo = __ballot_sync(FULL_MASK, r == 0 || r == 2); todo; todo &= todo - 1) {
+        for (u32 todo = compute; todo; todo &= todo - 1) {
             const u32 l = __ffs(todo) - 1;
             const u32 el = __shfl_sync(FULL_MASK, e, l), sl = __shfl_sync(FULL_MASK, slot, l);
             const int rl = __shfl_sync(FULL_MASK, r, l);

@@ -398,8 +398,9 @@ __device__ int memo_wait_value(const u64* vals, u32 slot, u64& val, u64* ctl) {
     PROF_T0(tw);
     while ((v = *(volatile const u64*)&vals[slot]) == MEMO_PENDING) __nanosleep(64);
 #ifdef ANDERSEN_PROFILE
-    atomicAdd(&ctl[PF_MEMO_WAIT], (u64)(clock64() - tw));
-    atomicMax(&ctl[PF_MAX_MEMO_WAIT], (u64)(clock64() - tw));
+    const u64 dt = clock64() - tw;   // one reading for both: the longest wait is at most the sum
+    atomicAdd(&ctl[PF_MEMO_WAIT], dt);
+    atomicMax(&ctl[PF_MAX_MEMO_WAIT], dt);
 #endif
     return memo_value(v, val);
 }
