@@ -22,6 +22,13 @@
 // The stores emit grouping pairs (T << 32 | sid) for stores.cu, which unions the values of each
 // T and expands T: one walk of T per distinct set.
 //
+// Before emit, image_chunks lists the images this round will compute of sets of many elements
+// (Lfull(ΔP(y)) of a changed load pointer, Ldelta(Pold(y)) of a load pointer), each once, as
+// chunks of 32 elements; emit's first items are those chunks, whose warps compute and publish the
+// element parts no warp has claimed yet and wait for none. A large image's parts are then computed
+// by many warps side by side, and the warp that images the set finds them done or under way
+// instead of computing hundreds of them in a row.
+//
 // One kernel, emit, one warp per item: a node y of the changed list (ΔP(y) ≠ ∅) pushes to its
 // copy, gep and load successors (C pairs) and the stores it is the pointer or the value of (G
 // pairs), its gep edges past the first GEP_CHUNK split off into heavy items of their own; a load
@@ -160,6 +167,40 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
     PROF_MAX(p.ctl, PF_MAX_IMAGE_COMPUTED, computed);
 #endif
     return out;
+}
+
+// One image chunk (image_chunks): the element parts of elements [32c, 32c + 32) of set `sid` for
+// an image of kind `kind` (IMG_FULL: arr = P; IMG_DELTA: arr = D, only the z set in `ch`, and only
+// elements whose base has a bit in `cb`) that no warp has claimed: claimed, computed and
+// published here. A part claimed already is left to its claimer (no wait). False when it gave up.
+__device__ bool image_chunk(Pool& p, SetStore& s, ElemMemo& em, u32 sid, u32 c, u64 kind,
+                            const u32* __restrict__ arr, const u32* __restrict__ rep, const u32* __restrict__ ch,
+                            const u32* __restrict__ cb, u32 i2p, u32* hd) {
+    const u32 lane = lane_id();
+    const u32 start = s.start[sid], n = s.nelem[sid];
+    const u32 i = c * 32 + lane;
+    const u32 e = start + i;
+    bool want = false;
+    if (i < n) {
+        const u32 base = elem_word(p, e, 0);
+        want = kind == IMG_FULL || (cb[base / 32] >> (base % 32) & 1u);
+    }
+    u64 val = 0;
+    u32 slot = 0;
+    const int r = want ? elem_memo_lookup_lane(p, em, e, kind, val, slot) : 4;
+    for (u32 todo = __ballot_sync(FULL_MASK, r == 0); todo; todo &= todo - 1) {
+        const u32 l = __ffs(todo) - 1;
+        const u32 el = __shfl_sync(FULL_MASK, e, l), sl = __shfl_sync(FULL_MASK, slot, l);
+        const u32 pt = elem_image(p, s, el, arr, rep, kind == IMG_DELTA ? ch : nullptr, i2p, hd);
+        publish_value(em.vals, sl, pt == NIL ? MEMO_ABORTED : (u64)pt);
+        if (pt == NIL) {
+            // the claims left are published as given up, so that no warp waits on them
+            for (u32 rest = todo & (todo - 1); rest; rest &= rest - 1)
+                publish_value(em.vals, __shfl_sync(FULL_MASK, slot, __ffs(rest) - 1), MEMO_ABORTED);
+            return false;
+        }
+    }
+    return true;
 }
 
 // An offset in g_off with this bit is a walk gep x = y +w d (d = the other bits), bound walk_size;
@@ -321,12 +362,53 @@ __device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, ElemMemo& em
     return true;
 }
 
-// emit: items [0, nheavy) are the heavy gep chunks, heavy[i] = y << 32 | j (the gep edges
-// [j, j + GEP_CHUNK) of node y, pushed when y changed: D[y] ≠ 0), items [nheavy, nheavy + nchg)
-// the changed nodes chg[i - nheavy], the rest the load pointers; one warp per item, handed out
-// by an atomic counter (the heavy chunks first: they are the longest).
+// image_chunks: every image emit will compute this round of a set of at least `min_elems`
+// elements (Lfull(ΔP(y)) for a changed y with a load successor, Ldelta(Pold(y)) for a load pointer
+// y), once per (set, kind): `table` (mask + 1 keys sid << 1 | delta, ~0 free) keeps the sets
+// listed, and a set that finds no slot in MEMO_PROBES is not. Its chunks, sid << 32 | c << 1 |
+// delta for c < ceil(n / 32), are appended to `chunks` (count ctl[CTL_CHUNKS]). Those past `cap`
+// are counted but not written, and emit skips them: the imaging warp computes those parts itself.
+// One thread per candidate, grid-stride.
+extern "C" __global__ void image_chunks(const u32* __restrict__ chg, u64 nchg, const u32* __restrict__ lptrs,
+                                        u64 nlptrs, const u32* __restrict__ l_ptr, const u32* __restrict__ D,
+                                        const u32* __restrict__ Pold, const SetStore* __restrict__ sd, u64* table,
+                                        u64 mask, u32 min_elems, u64* chunks, u64 cap, u64* ctl) {
+    if (ovf_raised(ctl)) return;
+    const u32* __restrict__ nelem = sd->nelem;
+    for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < nchg + nlptrs; t += (u64)gridDim.x * blockDim.x) {
+        u32 sid = 0;
+        u64 delta = 0;
+        if (t < nchg) {
+            const u32 y = chg[t];
+            if (l_ptr[y + 1] > l_ptr[y]) sid = D[y];
+        } else {
+            sid = Pold[lptrs[t - nchg]];
+            delta = 1;
+        }
+        if (sid == 0 || nelem[sid] < min_elems) continue;
+        const u64 key = (u64)sid << 1 | delta;
+        bool fresh = false;
+        u64 sl = mix64(key) & mask;
+        for (u32 probe = 0; probe < MEMO_PROBES; ++probe, sl = (sl + 1) & mask) {
+            const u64 k = atomicCAS(&table[sl], MEMO_EMPTY, key);
+            fresh = k == MEMO_EMPTY;
+            if (fresh || k == key) break;
+        }
+        if (!fresh) continue;
+        const u32 nc = (nelem[sid] + 31) / 32;
+        const u64 at = atomicAdd(&ctl[CTL_CHUNKS], (u64)nc);
+        for (u32 c = 0; c < nc && at + c < cap; ++c) chunks[at + c] = (u64)sid << 32 | (u64)c << 1 | delta;
+    }
+}
+
+// emit: items [0, nchunks) are the image chunks of image_chunks (nchunks read from ctl), then
+// nheavy heavy gep chunks, heavy[i] = y << 32 | j (the gep edges [j, j + GEP_CHUNK) of node y,
+// pushed when y changed: D[y] ≠ 0), then the changed nodes chg[i], then the load pointers; one
+// warp per item, handed out by an atomic counter (the image chunks and heavy chunks first: the
+// others wait for the one and the other are the longest).
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-emit(const u64* __restrict__ heavy, u64 nheavy, const u32* __restrict__ chg, u64 nchg,
+emit(const u64* __restrict__ chunks, u64 cap_chunks,
+     const u64* __restrict__ heavy, u64 nheavy, const u32* __restrict__ chg, u64 nchg,
      const u32* __restrict__ lptrs, u64 nlptrs,
      const Graph* __restrict__ gd, const u32* __restrict__ P, const u32* __restrict__ D,
      const u32* __restrict__ Pold, const u32* __restrict__ ch, const u32* __restrict__ cb,
@@ -342,27 +424,39 @@ emit(const u64* __restrict__ heavy, u64 nheavy, const u32* __restrict__ chg, u64
     ElemMemo em = *elem_d;
     u32* sh = buf[threadIdx.x / 32];
     u32* hd = heads[threadIdx.x / 32];
-    const u64 changed_end = nheavy + nchg, items = changed_end + nlptrs;
+    const u64 nchunks = min(*(volatile const u64*)&ctl[CTL_CHUNKS], cap_chunks);
+    const u64 items = nchunks + nheavy + nchg + nlptrs;
     for (;;) {
         const u64 i = next_work(&ctl[CTL_WORK]);
         if (i >= items || ovf_raised(ctl)) return;
         PROF_T0(t0);
         bool ok = true;
-        if (i < nheavy) {
-            const u32 y = (u32)(heavy[i] >> 32), j = (u32)heavy[i], d = D[y];
+        // the item's kind (3 image chunk, 0 heavy gep chunk, 1 changed node, 2 load pointer), j its index there
+        u64 j = i;
+        u32 kind = 3;
+        if (j >= nchunks) j -= nchunks, kind = 0;
+        if (kind == 0 && j >= nheavy) j -= nheavy, kind = 1;
+        if (kind == 1 && j >= nchg) j -= nchg, kind = 2;
+        if (kind == 3) {
+            const u64 ck = chunks[j];   // sid << 32 | c << 1 | (1: Ldelta)
+            const bool delta = ck & 1ull;
+            ok = image_chunk(p, s, em, (u32)(ck >> 32), (u32)ck >> 1, delta ? IMG_DELTA : IMG_FULL,
+                             delta ? D : P, g.rep, ch, cb, (u32)g.i2p, hd);
+        } else if (kind == 0) {
+            const u32 y = (u32)(heavy[j] >> 32), jg = (u32)heavy[j], d = D[y];
             if (d != 0)
-                ok = emit_geps(p, s, shift_memo, g, d, j, min(g.g_ptr[y + 1], j + GEP_CHUNK), C, cap_c, sh, hd);
-        } else if (i < changed_end) {
-            ok = emit_one_changed(p, s, shift_memo, img_memo, em, g, chg[i - nheavy], P, D, Pold, C, cap_c,
-                                  G, cap_g, sh, hd);
+                ok = emit_geps(p, s, shift_memo, g, d, jg, min(g.g_ptr[y + 1], jg + GEP_CHUNK), C, cap_c, sh, hd);
+        } else if (kind == 1) {
+            ok = emit_one_changed(p, s, shift_memo, img_memo, em, g, chg[j], P, D, Pold, C, cap_c, G, cap_g, sh,
+                                  hd);
         } else {
-            ok = emit_one_load(p, s, img_memo, em, g, lptrs[i - changed_end], D, Pold, ch, cb, C, cap_c, hd);
+            ok = emit_one_load(p, s, img_memo, em, g, lptrs[j], D, Pold, ch, cb, C, cap_c, hd);
         }
-        PROF_ADD(ctl, i < changed_end ? PF_EMIT_CHANGED : PF_EMIT_LOADS, t0);
+        PROF_ADD(ctl, kind == 0 || kind == 1 ? PF_EMIT_CHANGED : PF_EMIT_LOADS, t0);
 #ifdef ANDERSEN_PROFILE
         const u64 dt = clock64() - t0;
         PROF_MAX(ctl, PF_EMIT_ITEM_MAX, dt);
-        PROF_MAX(ctl, PF_ITEM_MAX_KIND, dt << 2 | (i < nheavy ? 0u : i < changed_end ? 1u : 2u));
+        PROF_MAX(ctl, PF_ITEM_MAX_KIND, dt << 2 | kind);
 #endif
         if (!ok) return;
     }

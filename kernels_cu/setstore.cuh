@@ -54,6 +54,7 @@
 #define CTL_GE_FILL 24     // element grouping pairs (slot << 32 | sid) of the stores emitted
 #define CTL_EXPAND_BOUND 25 // bits of the distinct elements the stores expand (bound of their pairs)
 #define CTL_TABLE_FULL 26  // the stores' element table had no room (CTL_OVF raised too)
+#define CTL_CHUNKS 27      // image chunk items listed for emit (image_chunks; may pass the buffer's size)
 #define CTL_ROUND_END 32
 // 32..79: profile counters, written only when compiled with -DANDERSEN_PROFILE (warp cycles
 // and counts per part of a round; andersen_gpu/backends/gpu/device.py PROFILE_SLOTS names them)
@@ -103,7 +104,7 @@
 #define PF_EXPAND 62         // cycles: expand_elems, all of it
 #define PF_EXPAND_WARP_MAX 63 // cycles: the longest one warp of expand_elems took
 // the longest one of each part of an emit item (cycles; which part makes the longest item)
-#define PF_ITEM_MAX_KIND 64  // (cycles << 2 | kind) of the longest emit item: 0 heavy gep chunk, 1 changed node, 2 load pointer
+#define PF_ITEM_MAX_KIND 64  // (cycles << 2 | kind) of the longest emit item: 0 heavy gep chunk, 1 changed node, 2 load pointer, 3 image chunk
 #define PF_MAX_COPY 65       // a changed node's copy pushes
 #define PF_MAX_GEPS 66       // an item's gep pushes (their shifts included)
 #define PF_MAX_SHIFT 67      // one shift computed

@@ -38,6 +38,13 @@ from .sort import sort_keys
 
 #: Buffers grow to this many times what was asked for (the next rounds tend to ask for more).
 GROWTH = 1.25
+#: An image of a set of at least this many elements has its element parts computed by emit's
+#: image chunk items, 32 elements an item, before the warp that images it gets to them
+#: (kernels_cu/emit.cu, image_chunks); the table that lists each such set once a round, and the
+#: most chunks a round lists (the parts of those past it are computed by the imaging warp).
+IMAGE_CHUNK_MIN = 64
+IMAGE_CHUNK_TABLE = 1 << 12
+IMAGE_CHUNK_CAP = 1 << 16
 
 
 @dataclass
@@ -94,6 +101,8 @@ class Round:
         self.cb = cupy.zeros((self.n_ch_words // 30 + 31) // 32, cupy.uint32)
         self.C, self.G, self.GE = (cupy.empty(1024, cupy.uint64) for _ in range(3))
         self.table = ElemMemo.make(pow2_at_least(table_slots, sets.MIN_CACHE_SLOTS))
+        self.chunk_table = cupy.empty(IMAGE_CHUNK_TABLE, cupy.uint64)
+        self.chunks = cupy.empty(IMAGE_CHUNK_CAP, cupy.uint64)
         self.grid = persistent_grid()
         # pairs beyond the counted bounds (none, unless a bound is wrong: then the round is run
         # again with this much more room instead of losing pairs)
@@ -125,7 +134,15 @@ class Round:
             # C, G: the pushes of the changed nodes (the gep chunks of those with many first), Ldelta
             # of every load pointer with an old set
             nheavy = int(g.heavy.size) if counts.nchg else 0
-            t.run("emit", module("emit.cu")("emit"), self.grid, (BLOCK,), (
+            f = module("emit.cu")
+            # chunks: the large images' chunks of 32 elements, each set once (count in ctl)
+            fill_bytes(self.chunk_table, 0xFF)
+            t.run("emit", f("image_chunks"), blocks_for(counts.nchg + nloads), (BLOCK,), (
+                self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads), g.l_ptr, self.D, self.Pold,
+                store.desc, self.chunk_table, np.uint64(IMAGE_CHUNK_TABLE - 1), np.uint32(IMAGE_CHUNK_MIN),
+                self.chunks, np.uint64(IMAGE_CHUNK_CAP), pool.ctl))
+            t.run("emit", f("emit"), self.grid, (BLOCK,), (
+                self.chunks, np.uint64(IMAGE_CHUNK_CAP),
                 g.heavy, np.uint64(nheavy), self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads),
                 g.desc, self.P, self.D, self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc,
                 store.elements.desc, C, np.uint64(bound_c), G, np.uint64(bound_g), *pool.args()))

@@ -18,8 +18,8 @@ from constraints.model import ConstraintSet
 
 from ...solution import Solution, SolveStats
 from . import cycles
-from .device import (CTL_DELTA_BITS, CTL_MEMO_CLAIMS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS, CTL_OVF,
-                     CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name)
+from .device import (CTL_CHUNKS, CTL_DELTA_BITS, CTL_MEMO_CLAIMS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS,
+                     CTL_OVF, CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name)
 from .graph import DeviceGraph
 from .lists import insert_pairs
 from .options import GpuOptions
@@ -118,7 +118,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
     counts = Counts.read(c)
     rnd.advance()
 
-    iterations, retries, delta_bits, hits, misses, unions = 0, 0, 0, 0, 0, 0
+    iterations, retries, delta_bits, hits, misses, unions, chunks = 0, 0, 0, 0, 0, 0, 0
     # pool elements a round takes (the most of the recent rounds, decaying): a compaction
     # leaves room for ROOM_ROUNDS such rounds, and comes before a round that may not fit
     need = 0
@@ -150,6 +150,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
         hits += int(c[CTL_MEMO_HITS])
         misses += int(c[CTL_MEMO_MISSES])
         unions += int(c[CTL_UNIONS])
+        chunks += int(c[CTL_CHUNKS])
         new = Counts.read(c)
         need = max(new.top - top_before, need - need // 4)
         entry = dict(changed=counts.nchg, pairs_bound=rnd.c_cap, store_pairs_bound=rnd.bound_g,
@@ -205,7 +206,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
                  pool_elements_used=counts.top, pool_growths=pool.growths, compactions=store.compactions,
                  staged_compactions=store.staged_compactions,
                  bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
-                 memo_hits=hits, memo_misses=misses, unions=unions, delta_bits=delta_bits,
+                 memo_hits=hits, memo_misses=misses, unions=unions, image_chunks=chunks, delta_bits=delta_bits,
                  round_retries=retries, representatives=g.n_work, cycle_passes=policy.passes,
                  cycle_passes_put_off=policy.skipped, cycle_merges=policy.merged, cycle_ms=round(policy.ms, 3))
     if room_made:
