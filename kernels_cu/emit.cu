@@ -87,6 +87,26 @@ __device__ u32 elem_image(Pool& p, SetStore& s, u32 e, const u32* __restrict__ a
     return out;
 }
 
+// The element parts of the lanes in `todo`, computed one after another by the warp (lane l: the
+// element at pool index e, and the memo slot it claimed when r == 0, which is published). After a
+// failure, and when `failed` is already set, every claim left is published as given up. Returns
+// this lane's part (when its bit is in `todo`; NIL after a failure); `failed` is warp-uniform.
+__device__ u32 compute_parts(Pool& p, SetStore& s, ElemMemo& em, u32 todo, u32 e, u32 slot, int r,
+                             const u32* __restrict__ arr, const u32* __restrict__ rep, const u32* __restrict__ ch,
+                             u32 i2p, u32* hd, bool& failed) {
+    u32 part = NIL;
+    for (; todo; todo &= todo - 1) {
+        const u32 l = __ffs(todo) - 1;
+        const u32 el = __shfl_sync(FULL_MASK, e, l), sl = __shfl_sync(FULL_MASK, slot, l);
+        const int rl = __shfl_sync(FULL_MASK, r, l);
+        const u32 pt = failed ? NIL : elem_image(p, s, el, arr, rep, ch, i2p, hd);
+        failed |= pt == NIL;
+        if (rl == 0) publish_value(em.vals, sl, pt == NIL ? MEMO_ABORTED : (u64)pt);
+        if (lane_id() == l) part = pt;
+    }
+    return part;
+}
+
 // The union of arr[rep z] over z ∈ set `sid` \ {i2p}; with `ch` (Ldelta), only the z whose bit
 // is set in `ch`, and only elements whose base has a bit in `cb` are read (the set is scanned
 // 32 elements at a time by their bases). Each element's part is memoized for the round by the
@@ -127,20 +147,12 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
         PROF_CNT(p.ctl, PF_ELEM_HITS, __popc(__ballot_sync(FULL_MASK, r == 1 || r == 3)));
         PROF_CNT(p.ctl, PF_ELEM_IMAGES, __popc(compute));
         bool failed = __any_sync(FULL_MASK, r == -1);
-        u32 part = r == 1 ? (u32)val : 0u;
 #ifdef ANDERSEN_PROFILE
         computed += __popc(compute);
         const long long t_parts = clock64();
 #endif
-        for (u32 todo = compute; todo; todo &= todo - 1) {
-            const u32 l = __ffs(todo) - 1;
-            const u32 el = __shfl_sync(FULL_MASK, e, l), sl = __shfl_sync(FULL_MASK, slot, l);
-            const int rl = __shfl_sync(FULL_MASK, r, l);
-            const u32 pt = failed ? NIL : elem_image(p, s, el, arr, rep, ch, i2p, hd + 1);
-            failed |= pt == NIL;
-            if (rl == 0) publish_value(em.vals, sl, pt == NIL ? MEMO_ABORTED : (u64)pt);
-            if (lane == l) part = pt;
-        }
+        const u32 mine = compute_parts(p, s, em, compute, e, slot, r, arr, rep, ch, i2p, hd + 1, failed);
+        u32 part = r == 1 ? (u32)val : (r == 0 || r == 2) ? mine : 0u;
         if (failed) return NIL;
 #ifdef ANDERSEN_PROFILE
         const long long t_wait = clock64();
@@ -188,19 +200,10 @@ __device__ bool image_chunk(Pool& p, SetStore& s, ElemMemo& em, u32 sid, u32 c, 
     u64 val = 0;
     u32 slot = 0;
     const int r = want ? elem_memo_lookup_lane(p, em, e, kind, val, slot) : 4;
-    for (u32 todo = __ballot_sync(FULL_MASK, r == 0); todo; todo &= todo - 1) {
-        const u32 l = __ffs(todo) - 1;
-        const u32 el = __shfl_sync(FULL_MASK, e, l), sl = __shfl_sync(FULL_MASK, slot, l);
-        const u32 pt = elem_image(p, s, el, arr, rep, kind == IMG_DELTA ? ch : nullptr, i2p, hd);
-        publish_value(em.vals, sl, pt == NIL ? MEMO_ABORTED : (u64)pt);
-        if (pt == NIL) {
-            // the claims left are published as given up, so that no warp waits on them
-            for (u32 rest = todo & (todo - 1); rest; rest &= rest - 1)
-                publish_value(em.vals, __shfl_sync(FULL_MASK, slot, __ffs(rest) - 1), MEMO_ABORTED);
-            return false;
-        }
-    }
-    return true;
+    bool failed = false;
+    compute_parts(p, s, em, __ballot_sync(FULL_MASK, r == 0), e, slot, r, arr, rep,
+                  kind == IMG_DELTA ? ch : nullptr, i2p, hd, failed);
+    return !failed;
 }
 
 // An offset in g_off with this bit is a walk gep x = y +w d (d = the other bits), bound walk_size;
