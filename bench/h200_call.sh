@@ -24,7 +24,7 @@
 # POOL_CAPS, bench/pool_start.py), "compare" (the paper inputs with each tree under .compare/<rev>/,
 # made here by `git archive <rev> | tar x -C .compare/<rev>`, between two runs of this tree), "profile"
 # (PROFILE_INPUTS' rounds with the kernels' cycle counters, ANDERSEN_GPU_PROFILE=1; paper:vim names
-# a paper input).
+# a paper input; PROFILE_TREES="head chunks" also profiles the tree .compare/chunks).
 # STEPS names the steps to run (default all: "tests cuda paper rounds corpus"; the cpu backend
 # runs with corpus), so that the work can be split over two calls.
 # A step that runs out of its time is cut and the rest goes on; every step's log is in the tgz,
@@ -161,13 +161,18 @@ if want profile; then
     # the kernels compiled with their cycle counters (ANDERSEN_GPU_PROFILE=1: a compile of every
     # kernel file, about a minute, and slower kernels): where emit's time goes, and its longest item
     # (a name is a corpus dump; paper:NAME the paper input .inputs/NAME.npz)
-    for P in $PROFILE_INPUTS; do
-        el "$P's rounds on the gpu, profiled"
-        F=$(dump_of "$P")
-        N=${P/:/-}
-        ANDERSEN_GPU_PROFILE=1 timeout $((ROUNDS_S + 120)) python3 bench/gpu_rounds.py "$F" \
-            --timing --max-s "$ROUNDS_S" > "$RES/gpu/$N-profile.jsonl" 2> "$RES/gpu/$N-profile.err"
-        tail -1 "$RES/gpu/$N-profile.jsonl" | cut -c1-300
+    # PROFILE_TREES: this tree (head) and/or trees under .compare/ (their files named -<tree>)
+    for T in ${PROFILE_TREES:-head}; do
+        DIR=$([[ $T == head ]] && echo . || echo ".compare/$T")
+        SFX=$([[ $T == head ]] || echo "-$T")
+        for P in $PROFILE_INPUTS; do
+            el "$P's rounds on the gpu, profiled ($T)"
+            F=$PWD/$(dump_of "$P")
+            N=${P/:/-}$SFX
+            (cd "$DIR" && ANDERSEN_GPU_PROFILE=1 PYTHONPATH=. timeout $((ROUNDS_S + 120)) python3 bench/gpu_rounds.py \
+                "$F" --timing --max-s "$ROUNDS_S") > "$RES/gpu/$N-profile.jsonl" 2> "$RES/gpu/$N-profile.err"
+            tail -1 "$RES/gpu/$N-profile.jsonl" | cut -c1-300
+        done
     done
 fi
 if want walks; then
