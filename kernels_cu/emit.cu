@@ -24,7 +24,7 @@
 //
 // Before emit, image_chunks lists the images this round will compute of sets of many elements
 // (Lfull(ΔP(y)) of a changed load pointer, Ldelta(Pold(y)) of a load pointer), each once, as
-// chunks of 32 elements; emit's first items are those chunks, whose warps compute and publish the
+// chunks of a few elements; emit's first items are those chunks, whose warps compute and publish the
 // element parts no warp has claimed yet and wait for none. A large image's parts are then computed
 // by many warps side by side, and the warp that images the set finds them done or under way
 // instead of computing hundreds of them in a row.
@@ -181,19 +181,20 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
     return out;
 }
 
-// One image chunk (image_chunks): the element parts of elements [32c, 32c + 32) of set `sid` for
+// One image chunk (image_chunks): the element parts of elements [ce·c, ce·c + ce) of set `sid` for
 // an image of kind `kind` (IMG_FULL: arr = P; IMG_DELTA: arr = D, only the z set in `ch`, and only
 // elements whose base has a bit in `cb`) that no warp has claimed: claimed, computed and
-// published here. A part claimed already is left to its claimer (no wait). False when it gave up.
-__device__ bool image_chunk(Pool& p, SetStore& s, ElemMemo& em, u32 sid, u32 c, u64 kind,
+// published here. A part claimed already is left to its claimer (no wait). `ce` (1 to 32): elements
+// a chunk, one a lane. False when it gave up.
+__device__ bool image_chunk(Pool& p, SetStore& s, ElemMemo& em, u32 sid, u32 c, u32 ce, u64 kind,
                             const u32* __restrict__ arr, const u32* __restrict__ rep, const u32* __restrict__ ch,
                             const u32* __restrict__ cb, u32 i2p, u32* hd) {
     const u32 lane = lane_id();
     const u32 start = s.start[sid], n = s.nelem[sid];
-    const u32 i = c * 32 + lane;
+    const u32 i = c * ce + lane;
     const u32 e = start + i;
     bool want = false;
-    if (i < n) {
+    if (lane < ce && i < n) {
         const u32 base = elem_word(p, e, 0);
         want = kind == IMG_FULL || (cb[base / 32] >> (base % 32) & 1u);
     }
@@ -368,14 +369,14 @@ __device__ bool emit_one_load(Pool& p, SetStore& s, Memo& img_memo, ElemMemo& em
 // image_chunks: every image emit will compute this round of a set of at least `min_elems`
 // elements (Lfull(ΔP(y)) for a changed y with a load successor, Ldelta(Pold(y)) for a load pointer
 // y), once per (set, kind): `table` (mask + 1 keys sid << 1 | delta, ~0 free) keeps the sets
-// listed, and a set that finds no slot in MEMO_PROBES is not. Its chunks, sid << 32 | c << 1 |
-// delta for c < ceil(n / 32), are appended to `chunks` (count ctl[CTL_CHUNKS]). Those past `cap`
+// listed, and a set that finds no slot in MEMO_PROBES is not. Its chunks of `ce` elements (1 to 32),
+// sid << 32 | c << 1 | delta for c < ceil(n / ce), are appended to `chunks` (count ctl[CTL_CHUNKS]). Those past `cap`
 // are counted but not written, and emit skips them: the imaging warp computes those parts itself.
 // One thread per candidate, grid-stride.
 extern "C" __global__ void image_chunks(const u32* __restrict__ chg, u64 nchg, const u32* __restrict__ lptrs,
                                         u64 nlptrs, const u32* __restrict__ l_ptr, const u32* __restrict__ D,
                                         const u32* __restrict__ Pold, const SetStore* __restrict__ sd, u64* table,
-                                        u64 mask, u32 min_elems, u64* chunks, u64 cap, u64* ctl) {
+                                        u64 mask, u32 min_elems, u32 ce, u64* chunks, u64 cap, u64* ctl) {
     if (ovf_raised(ctl)) return;
     const u32* __restrict__ nelem = sd->nelem;
     for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < nchg + nlptrs; t += (u64)gridDim.x * blockDim.x) {
@@ -398,7 +399,7 @@ extern "C" __global__ void image_chunks(const u32* __restrict__ chg, u64 nchg, c
             if (fresh || k == key) break;
         }
         if (!fresh) continue;
-        const u32 nc = (nelem[sid] + 31) / 32;
+        const u32 nc = (nelem[sid] + ce - 1) / ce;
         const u64 at = atomicAdd(&ctl[CTL_CHUNKS], (u64)nc);
         for (u32 c = 0; c < nc && at + c < cap; ++c) chunks[at + c] = (u64)sid << 32 | (u64)c << 1 | delta;
     }
@@ -410,7 +411,7 @@ extern "C" __global__ void image_chunks(const u32* __restrict__ chg, u64 nchg, c
 // warp per item, handed out by an atomic counter (the image chunks and heavy chunks first: the
 // others wait for the one and the other are the longest).
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-emit(const u64* __restrict__ chunks, u64 cap_chunks,
+emit(const u64* __restrict__ chunks, u64 cap_chunks, u32 chunk_elems,
      const u64* __restrict__ heavy, u64 nheavy, const u32* __restrict__ chg, u64 nchg,
      const u32* __restrict__ lptrs, u64 nlptrs,
      const Graph* __restrict__ gd, const u32* __restrict__ P, const u32* __restrict__ D,
@@ -443,7 +444,7 @@ emit(const u64* __restrict__ chunks, u64 cap_chunks,
         if (kind == 3) {
             const u64 ck = chunks[j];   // sid << 32 | c << 1 | (1: Ldelta)
             const bool delta = ck & 1ull;
-            ok = image_chunk(p, s, em, (u32)(ck >> 32), (u32)ck >> 1, delta ? IMG_DELTA : IMG_FULL,
+            ok = image_chunk(p, s, em, (u32)(ck >> 32), (u32)ck >> 1, chunk_elems, delta ? IMG_DELTA : IMG_FULL,
                              delta ? D : P, g.rep, ch, cb, (u32)g.i2p, hd);
         } else if (kind == 0) {
             const u32 y = (u32)(heavy[j] >> 32), jg = (u32)heavy[j], d = D[y];

@@ -349,13 +349,15 @@ def test_images_of_sets_that_share_an_element():
 @given(constraint_sets(max_nodes=80, max_constraints=160, with_i2p=True, with_merges=True))
 def test_random_sets_every_image_in_chunks(cs):
     # every image's parts listed as chunk items first (IMAGE_CHUNK_MIN 1), with a buffer of 3
-    # chunks (most rounds list more), and a one-element pool (rounds given up midway)
+    # chunks (most rounds list more), then chunks of 3 elements and a one-element pool (rounds
+    # given up midway)
     from unittest.mock import patch
 
     from andersen_gpu.backends.gpu import rounds
     with patch.object(rounds, "IMAGE_CHUNK_MIN", 1), patch.object(rounds, "IMAGE_CHUNK_CAP", 3):
         assert_same(cs)
-        assert_same(cs, pointee_order=False, preprocess=False, capacity=1)
+        with patch.object(rounds, "IMAGE_CHUNK_ELEMS", 3):
+            assert_same(cs, pointee_order=False, preprocess=False, capacity=1)
 
 
 def _large_images(k: int = 100, chain: int = 5) -> ConstraintSet:
@@ -371,25 +373,29 @@ def _large_images(k: int = 100, chain: int = 5) -> ConstraintSet:
     return ConstraintSet.from_lists(x + 1, obj_size=sizes, addr=addr, copy=copy, load=[(x, y)])
 
 
-@pytest.mark.parametrize("least, cap", [(None, None), (10**9, None), (1, None), (1, 2)])
-def test_large_images_in_chunks(monkeypatch, least, cap):
-    # None: the defaults (y's 100-element set is imaged by Lfull, then by Ldelta, each time in 4
+@pytest.mark.parametrize("least, cap, elems", [(None, None, None), (10**9, None, None), (1, None, None), (1, 2, None),
+                                               (1, None, 1), (2, None, 7)])
+def test_large_images_in_chunks(monkeypatch, least, cap, elems):
+    # None: the defaults (y's 100-element set is imaged by Lfull, then by Ldelta, each time in
     # chunks first); 10**9: no chunks (the imaging warp computes every part); 1: every image in
-    # chunks; cap 2: more chunks than the buffer holds (the imaging warp computes the rest)
+    # chunks; cap 2: more chunks than the buffer holds (the imaging warp computes the rest);
+    # elems: chunks of 1 and of 7 elements (the last chunk of y's set then has 2)
     from andersen_gpu.backends.gpu import rounds
     if least is not None:
         monkeypatch.setattr(rounds, "IMAGE_CHUNK_MIN", least)
     if cap is not None:
         monkeypatch.setattr(rounds, "IMAGE_CHUNK_CAP", cap)
+    if elems is not None:
+        monkeypatch.setattr(rounds, "IMAGE_CHUNK_ELEMS", elems)
     cs = _large_images()
     want = reference.solve(cs)
     assert len(want.points_to(960 * 100 + 5 + 3)) == 101
     for capacity in (None, 1):   # capacity 1: rounds given up midway, chunk claims published as aborted
         got = gpu_solve(cs, preprocess=False, pointee_order=False, capacity=capacity)
-        assert got == want, got.diff_report(want, labels=(f"gpu least={least} cap={cap} capacity={capacity}",
+        assert got == want, got.diff_report(want, labels=(f"gpu least={least} cap={cap} elems={elems} capacity={capacity}",
                                                           "reference"))
         listed = got.stats.notes["image_chunks"]
-        assert listed == 0 if least == 10**9 else listed >= 8, listed
+        assert listed == 0 if least == 10**9 else listed >= 2 * -(-100 // (elems or rounds.IMAGE_CHUNK_ELEMS)), listed
 
 
 def test_equal_sets_are_stored_once():

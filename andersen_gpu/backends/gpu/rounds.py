@@ -39,10 +39,12 @@ from .sort import sort_keys
 #: Buffers grow to this many times what was asked for (the next rounds tend to ask for more).
 GROWTH = 1.25
 #: An image of a set of at least this many elements has its element parts computed by emit's
-#: image chunk items, 32 elements an item, before the warp that images it gets to them
-#: (kernels_cu/emit.cu, image_chunks); the table that lists each such set once a round, and the
-#: most chunks a round lists (the parts of those past it are computed by the imaging warp).
+#: image chunk items, IMAGE_CHUNK_ELEMS elements (1 to 32) an item, before the warp that images it
+#: gets to them (kernels_cu/emit.cu, image_chunks); the table that lists each such set once a
+#: round, and the most chunks a round lists (the parts of those past it are computed by the
+#: imaging warp).
 IMAGE_CHUNK_MIN = 64
+IMAGE_CHUNK_ELEMS = 32
 IMAGE_CHUNK_TABLE = 1 << 12
 IMAGE_CHUNK_CAP = 1 << 16
 
@@ -135,14 +137,14 @@ class Round:
             # of every load pointer with an old set
             nheavy = int(g.heavy.size) if counts.nchg else 0
             f = module("emit.cu")
-            # chunks: the large images' chunks of 32 elements, each set once (count in ctl)
+            # chunks: the large images' chunks of IMAGE_CHUNK_ELEMS elements, each set once (count in ctl)
             fill_bytes(self.chunk_table, 0xFF)
             t.run("emit", f("image_chunks"), blocks_for(counts.nchg + nloads), (BLOCK,), (
                 self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads), g.l_ptr, self.D, self.Pold,
                 store.desc, self.chunk_table, np.uint64(IMAGE_CHUNK_TABLE - 1), np.uint32(IMAGE_CHUNK_MIN),
-                self.chunks, np.uint64(IMAGE_CHUNK_CAP), pool.ctl))
+                np.uint32(IMAGE_CHUNK_ELEMS), self.chunks, np.uint64(IMAGE_CHUNK_CAP), pool.ctl))
             t.run("emit", f("emit"), self.grid, (BLOCK,), (
-                self.chunks, np.uint64(IMAGE_CHUNK_CAP),
+                self.chunks, np.uint64(IMAGE_CHUNK_CAP), np.uint32(IMAGE_CHUNK_ELEMS),
                 g.heavy, np.uint64(nheavy), self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads),
                 g.desc, self.P, self.D, self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc,
                 store.elements.desc, C, np.uint64(bound_c), G, np.uint64(bound_g), *pool.args()))
