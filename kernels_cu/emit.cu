@@ -22,12 +22,13 @@
 // The stores emit grouping pairs (T << 32 | sid) for stores.cu, which unions the values of each
 // T and expands T: one walk of T per distinct set.
 //
-// Before emit, image_chunks lists the images this round will compute of sets of many elements
-// (Lfull(ΔP(y)) of a changed load pointer, Ldelta(Pold(y)) of a load pointer), each once, as
-// chunks of a few elements; emit's first items are those chunks, whose warps compute and publish the
-// element parts no warp has claimed yet and wait for none. A large image's parts are then computed
-// by many warps side by side, and the warp that images the set finds them done or under way
-// instead of computing hundreds of them in a row.
+// Before emit, image_chunks lists the images this round will compute of sets of at least a few
+// elements (Lfull(ΔP(y)) of a changed load pointer, Ldelta(Pold(y)) of a load pointer; the host's
+// IMAGE_CHUNK_MIN), each once, as chunks of a few elements (IMAGE_CHUNK_ELEMS); emit's first items
+// are those chunks, whose warps compute and publish the element parts no warp has claimed yet and
+// wait for none. An image's parts, each the union of as many sets as its element has ids, are then
+// computed by many warps side by side, and the warp that images the set finds them done or under
+// way instead of computing dozens of them in a row.
 //
 // One kernel, emit, one warp per item: a node y of the changed list (ΔP(y) ≠ ∅) pushes to its
 // copy, gep and load successors (C pairs) and the stores it is the pointer or the value of (G

@@ -43,10 +43,10 @@ GROWTH = 1.25
 #: gets to them (kernels_cu/emit.cu, image_chunks); the table that lists each such set once a
 #: round, and the most chunks a round lists (the parts of those past it are computed by the
 #: imaging warp).
-IMAGE_CHUNK_MIN = 64
-IMAGE_CHUNK_ELEMS = 32
-IMAGE_CHUNK_TABLE = 1 << 12
-IMAGE_CHUNK_CAP = 1 << 16
+IMAGE_CHUNK_MIN = 8
+IMAGE_CHUNK_ELEMS = 4
+IMAGE_CHUNK_TABLE = 1 << 14
+IMAGE_CHUNK_CAP = 1 << 18
 
 
 @dataclass
