@@ -177,8 +177,10 @@ def measure_one(inp: BenchInput, cfg: MeasureConfig, emit=print) -> None:
     for b in usable:
         _warm_up(b)
     objects_ms: dict[str, float] = {}
+    objects_parts: dict[str, dict] = {}
     if cs.collapse_cycles:   # no backend here: nothing is solved, the stages below see the plain set
-        cs, objects_ms = _collapse_objects(cs, usable, base, cfg) if usable else (cs.replace(collapse_cycles=False), {})
+        cs, objects_ms, objects_parts = (_collapse_objects(cs, usable, base, cfg) if usable
+                                         else (cs.replace(collapse_cycles=False), {}, {}))
     pre_med, _pre_min, pre_runs, pre_results = _timed(lambda: collapse(cs), cfg)
     work, pstats = pre_results[-1]
     del pre_results
@@ -212,6 +214,7 @@ def measure_one(inp: BenchInput, cfg: MeasureConfig, emit=print) -> None:
         obj_ms = objects_ms.get(b)
         if obj_ms is not None:
             row["objects_ms"] = round(obj_ms, 2)
+            row.update(objects_parts.get(b, {}))
         row.update(device=(st.device if st and st.device else ""), runs=runs, solve_ms_median=round(med, 2),
                    solve_ms_min=round(mn, 2), total_ms=round((obj_ms or 0.0) + pre_med + med, 2),
                    backend_solve_ms=round(st.solve_ms, 2) if st else None,
@@ -238,12 +241,14 @@ def _collapse_objects(cs, backends, base: dict, cfg: MeasureConfig):
     the objects positive-weight cycles reach, found by an object-level solve), made by each fast
     backend (the reference backend's is skipped where another ran: the set is the same) and timed
     there as the solves are (:func:`_timed`; on the GPU never its first run, which loads the
-    kernels into the process): ``objects_ms`` per backend, the median; ``base`` gets the objects
-    and slots collapsed."""
+    kernels into the process): ``objects_ms`` per backend, the median, and the parts of its last run
+    per backend (``objects_host_ms``, ``objects_preprocess_ms``, ``objects_iterations``: see
+    :class:`andersen_gpu.preprocess.objects.ObjectsStats`); ``base`` gets the objects and slots
+    collapsed."""
     from andersen_gpu import solve
     from andersen_gpu.preprocess.objects import collapse_reached
 
-    out, ms = None, {}
+    out, ms, parts = None, {}, {}
     for b in [x for x in backends if x != "reference"] or list(backends):
         med, _mn, _runs, results = _timed(lambda: collapse_reached(cs, lambda coarse: solve(coarse, backend=b)),
                                           cfg, always_repeat=b == "gpu")
@@ -253,7 +258,10 @@ def _collapse_objects(cs, backends, base: dict, cfg: MeasureConfig):
             raise RuntimeError(f"backend {b} collapsed other objects than the first backend")
         out = got
         base.update(collapsed_objects=stats.objects, collapsed_slots=stats.slots, cycle_nodes=stats.cycle_nodes)
-    return out, ms
+        # where the stage's time goes, from its last run on this backend
+        parts[b] = dict(objects_host_ms=round(stats.host_ms, 2), objects_iterations=stats.presolve_iterations,
+                        objects_preprocess_ms=round(stats.presolve_preprocess_ms, 2))
+    return out, ms, parts
 
 
 def _reference_too_big(work, edges, cfg: MeasureConfig) -> str:

@@ -406,5 +406,8 @@ def test_a_set_to_collapse_is_collapsed_once_per_backend_and_timed(tmp_path):
                 MeasureConfig(backends=("cpu", "reference"), repeat=1), emit=lambda line: rows.append(json.loads(line)))
     by = {r["backend"]: r for r in rows}
     assert by["cpu"]["objects_ms"] > 0 and "objects_ms" not in by["reference"]
+    # where the stage's time went: the host's part, the backend's preprocessing, its rounds
+    assert by["cpu"]["objects_host_ms"] > 0 and by["cpu"]["objects_preprocess_ms"] > 0
+    assert by["cpu"]["objects_iterations"] >= 1 and "objects_host_ms" not in by["reference"]
     assert by["cpu"]["collapsed_objects"] == 1 and by["cpu"]["final_edges"] == 6
     assert by["reference"]["digest"] == by["cpu"]["digest"]

@@ -90,6 +90,28 @@ def test_collapse_reached_clears_the_flag_and_counts():
     assert not out.collapse_cycles
     assert (stats.cycle_nodes, stats.objects, stats.slots) == (1, 1, 3)
     assert out.field_insensitive.tolist() == [2]
+    assert stats.presolve_ms > 0 and stats.host_ms > 0 and stats.presolve_iterations >= 1
+
+
+def test_collapse_reached_times_the_solve_apart_from_the_host_work():
+    # the solve passed in sleeps 50 ms and reports 7 rounds and 3 ms of preprocessing (the gpu
+    # backend's note name), so its time is the presolve's and none of it the host's
+    import time
+
+    cs = ConstraintSet.from_lists(5, obj_size={2: 3, 3: 2, 4: 1}, addr=[(0, 2)], copy=[(1, 0)],
+                                  gep=[(1, 1, 1)], collapse_cycles=True)
+
+    def slow(c):
+        time.sleep(0.05)
+        sol = andersen_gpu.solve(c, backend="cpu")
+        sol.stats.iterations = 7
+        sol.stats.notes = {"preprocess_ms": 3.0}
+        return sol
+
+    _, stats = collapse_reached(cs, slow)
+    assert stats.presolve_ms >= 50 and stats.host_ms < 50
+    assert (stats.presolve_iterations, stats.presolve_preprocess_ms) == (7, 3.0)
+    assert "object-level solve" in stats.note() and "7 rounds" in stats.note()
 
 
 def test_offline_preprocessing_refuses_a_set_to_collapse_first():
