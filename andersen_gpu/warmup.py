@@ -161,7 +161,8 @@ def warm_gpu_kernels() -> None:
         module(cu.name).raw.compile()
     cs = gpu_sample_set()
     solve_gpu(cs, GpuOptions(capacity=1), CyclePolicy(first_round=1, min_rounds_ms=0.0))
-    # CuPy's nonzero takes another kernel for 512 elements or fewer, as the small set's lists are
+    # CuPy's nonzero compiles another kernel for arrays of 512 elements or fewer: the 12-node sample
+    # set's lists are that small
     solve_gpu(sample_set(), GpuOptions())
     solve_gpu(cs, GpuOptions(preprocess=False, pointee_order=False), CyclePolicy(first_round=1, min_rounds_ms=0.0))
     # the initial lists' record path (andersen_gpu.backends.gpu.lists: 2^15 pairs or more, dense)

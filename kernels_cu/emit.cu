@@ -88,6 +88,14 @@ __device__ u32 elem_image(Pool& p, SetStore& s, u32 e, const u32* __restrict__ a
     return out;
 }
 
+// Whether the element at pool index e is read by an image: always by Lfull (`cb` null); by Ldelta
+// when its base has a bit in `cb` (a pointee of it changed last round).
+__device__ __forceinline__ bool elem_wanted(const Pool& p, u32 e, const u32* __restrict__ cb) {
+    if (cb == nullptr) return true;
+    const u32 base = elem_word(p, e, 0);
+    return cb[base / 32] >> (base % 32) & 1u;
+}
+
 // The element parts of the lanes in `todo`, computed one after another by the warp (lane l: the
 // element at pool index e, and the memo slot it claimed when r == 0, which is published). After a
 // failure, and when `failed` is already set, every claim left is published as given up. Returns
@@ -132,11 +140,7 @@ __device__ u32 image(Pool& p, SetStore& s, ElemMemo& em, u32 sid, const u32* __r
     PROF_MAX(p.ctl, PF_MAX_IMAGE_ELEMS, n);
     for (u32 i0 = 0; i0 < n; i0 += 32) {
         const u32 e = start + i0 + lane;
-        bool want = false;
-        if (i0 + lane < n) {
-            const u32 base = elem_word(p, e, 0);
-            want = cb == nullptr || (cb[base / 32] >> (base % 32) & 1u);
-        }
+        const bool want = i0 + lane < n && elem_wanted(p, e, cb);
         if (cb != nullptr) PROF_CNT(p.ctl, PF_ELEMS_DELTA, __popc(__ballot_sync(FULL_MASK, want)));
         u64 val = 0;
         u32 slot = 0;
@@ -194,11 +198,7 @@ __device__ bool image_chunk(Pool& p, SetStore& s, ElemMemo& em, u32 sid, u32 c, 
     const u32 start = s.start[sid], n = s.nelem[sid];
     const u32 i = c * ce + lane;
     const u32 e = start + i;
-    bool want = false;
-    if (lane < ce && i < n) {
-        const u32 base = elem_word(p, e, 0);
-        want = kind == IMG_FULL || (cb[base / 32] >> (base % 32) & 1u);
-    }
+    const bool want = lane < ce && i < n && elem_wanted(p, e, kind == IMG_DELTA ? cb : nullptr);
     u64 val = 0;
     u32 slot = 0;
     const int r = want ? elem_memo_lookup_lane(p, em, e, kind, val, slot) : 4;
