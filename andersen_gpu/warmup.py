@@ -282,8 +282,10 @@ def compile_backend(backend: str, threads: int = 1, announce=lambda message: Non
 
 def _run(backend: str, threads: int) -> None:
     """Solve :func:`sample_set` as ``backend`` would: ``cpu`` all of the cpu backend, ``gpu``
-    what the gpu backend runs on the host (the offline passes and the pointee order)."""
+    what the gpu backend runs on the host (the offline passes and the pointee order); both, the
+    host parts of the object-level stage (:mod:`.preprocess.objects`)."""
     cs = sample_set()
+    _run_objects(cs)
     if backend == "cpu":
         from .backends import cpu
 
@@ -297,6 +299,15 @@ def _run(backend: str, threads: int) -> None:
     pointee_order(cs)
 
 
+def _run_objects(cs: ConstraintSet) -> None:
+    """The compiled host parts of :func:`.preprocess.objects.collapse_reached` on ``cs``."""
+    from .preprocess import objects
+
+    objects.cycle_nodes(cs)
+    coarse, new = objects.object_level(cs.replace(offline_rep=None))
+    objects._least_nodes(new, coarse.n_nodes, cs.n_nodes)
+
+
 def dispatchers() -> list:
     """Every numba dispatcher of the modules whose code the backends compile."""
     import importlib
@@ -305,6 +316,7 @@ def dispatchers() -> list:
 
     found = []
     for name in ("andersen_gpu.preprocess.hvn", "andersen_gpu.preprocess._hash", "andersen_gpu.preprocess.rewrite",
+                 "andersen_gpu.preprocess.objects",
                  "andersen_gpu.preprocess.order", "andersen_gpu.backends._cpu_bits",
                  "andersen_gpu.backends._cpu_core", "andersen_gpu.backends._cpu_wave"):
         module = importlib.import_module(name)

@@ -35,6 +35,41 @@ def test_cycle_nodes_read_through_merges():
     assert cycle_nodes(cs).tolist() == [0, 1]
 
 
+def test_cycle_nodes_of_a_long_chain_closed_by_one_gep():
+    # 0 -> 1 -> ... -> 199999 by copies, then 0 = 199999 + 1: one component of 200,000 nodes (the
+    # search keeps its own stack, so a chain this long does not overflow anything); 200000 hangs off it
+    n = 200_001
+    cs = ConstraintSet.from_lists(n, copy=[(v + 1, v) for v in range(n - 2)] + [(n - 1, n - 2)],
+                                  gep=[(0, n - 2, 1)])
+    assert cycle_nodes(cs).tolist() == list(range(n - 1))
+
+
+def _reach(n, edges):
+    """bool[n, n]: v reaches w by one edge or more (Floyd-Warshall on a small graph)."""
+    r = np.zeros((n, n), bool)
+    for s, d in edges:
+        r[s, d] = True
+    for k in range(n):
+        r |= r[:, [k]] & r[[k], :]
+    return r
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(gep_cycles=True, with_i2p=False))
+def test_cycle_nodes_are_the_nodes_on_a_cycle_with_a_positive_edge(cs):
+    """Against the definition, by reachability: v is listed when its representative r and the two
+    ends of some positive gep or walk s -> d lie on one cycle (d reaches s, s reaches r, r reaches s)."""
+    rep = cs.rep
+    edges = [(rep[s], rep[d]) for s, d in zip(np.concatenate((cs.copy_src, cs.gep_src, cs.walk_src)).tolist(),
+                                               np.concatenate((cs.copy_dst, cs.gep_dst, cs.walk_dst)).tolist())]
+    r = _reach(cs.n_nodes, edges)
+    positive = [(rep[s], rep[d]) for s, d, o in zip(cs.gep_src.tolist(), cs.gep_dst.tolist(), cs.gep_offset.tolist())
+                if o > 0] + [(rep[s], rep[d]) for s, d in zip(cs.walk_src.tolist(), cs.walk_dst.tolist())]
+    on = {v for v in range(cs.n_nodes)
+          if any((s == d or r[d, s]) and (rep[v] == s or (r[s, rep[v]] and r[rep[v], s])) for s, d in positive)}
+    assert cycle_nodes(cs).tolist() == sorted(on)
+
+
 def test_collapse_objects_merges_slots_and_points_into_the_object():
     # o = 2 (slots 3, 4), q = 5 (slot 6); x = &o.1, y = &q.1
     cs = ConstraintSet.from_lists(7, obj_size={2: 3, 3: 2, 4: 1, 5: 2, 6: 1}, addr=[(0, 3), (1, 6)])

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from constraints.model import ConstraintSet, NodeKind
 
@@ -37,7 +38,7 @@ class ObjectsStats:
     slots); the object-level solve's wall milliseconds (``presolve_ms``, the backend's preprocessing
     included), its rounds and its preprocessing's milliseconds as the backend reported them (0 when
     it did not), and the milliseconds of the rest (``host_ms``: finding the cycle nodes, making the
-    object-level set, picking the objects from its solution; numpy and SciPy on the host)."""
+    object-level set, picking the objects from its solution; compiled with numba, on the host)."""
 
     cycle_nodes: int = 0
     objects: int = 0
@@ -57,23 +58,114 @@ def cycle_nodes(cs: ConstraintSet) -> np.ndarray:
     """int32[k], ascending: the nodes on a cycle of copy, gep and walk edges that holds a gep or
     walk of offset at least 1 (a gep from a node to itself included). Ids are read through
     ``cs.rep`` (merged nodes share a set), and every member of a merged class is listed."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    n = cs.n_nodes
-    rep = cs.rep
-    src = rep[np.concatenate((cs.copy_src, cs.gep_src, cs.walk_src))]
-    dst = rep[np.concatenate((cs.copy_dst, cs.gep_dst, cs.walk_dst))]
-    if n == 0 or not len(src):
+    if cs.n_nodes == 0:
         return np.zeros(0, np.int32)
-    graph = csr_matrix((np.ones(len(src), np.int8), (src, dst)), shape=(n, n))
-    _, label = connected_components(graph, directed=True, connection="strong")
-    pos_src = rep[np.concatenate((cs.gep_src[cs.gep_offset > 0], cs.walk_src))]
-    pos_dst = rep[np.concatenate((cs.gep_dst[cs.gep_offset > 0], cs.walk_dst))]
-    inside = label[pos_src] == label[pos_dst]
-    positive = np.zeros(label.max() + 1, np.bool_)
-    positive[label[pos_src[inside]]] = True
-    return np.flatnonzero(positive[label[rep]]).astype(np.int32)
+    i32 = lambda a: np.ascontiguousarray(a, np.int32)   # noqa: E731
+    return _cycle_nodes(cs.n_nodes, i32(cs.rep), i32(cs.copy_src), i32(cs.copy_dst), i32(cs.gep_src),
+                        i32(cs.gep_dst), i32(cs.gep_offset), i32(cs.walk_src), i32(cs.walk_dst))
+
+
+@njit(cache=True, nogil=True)
+def _cycle_nodes(n, rep, copy_src, copy_dst, gep_src, gep_dst, gep_offset, walk_src, walk_dst):
+    """:func:`cycle_nodes` on the columns: the edges ``rep[src] -> rep[dst]`` as one CSR graph,
+    its strongly connected components by Tarjan's algorithm (iterative: an explicit call stack,
+    so that a long chain does not overflow), then the components a positive edge stays inside."""
+    nc, ng, nw = len(copy_src), len(gep_src), len(walk_src)
+    ptr = np.zeros(n + 1, np.int32)
+    for i in range(nc):
+        ptr[rep[copy_src[i]] + 1] += 1
+    for i in range(ng):
+        ptr[rep[gep_src[i]] + 1] += 1
+    for i in range(nw):
+        ptr[rep[walk_src[i]] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    adj = np.empty(ptr[n], np.int32)
+    fill = ptr[:n].copy()
+    for i in range(nc):
+        s = rep[copy_src[i]]
+        adj[fill[s]] = rep[copy_dst[i]]
+        fill[s] += 1
+    for i in range(ng):
+        s = rep[gep_src[i]]
+        adj[fill[s]] = rep[gep_dst[i]]
+        fill[s] += 1
+    for i in range(nw):
+        s = rep[walk_src[i]]
+        adj[fill[s]] = rep[walk_dst[i]]
+        fill[s] += 1
+    # Tarjan: index[v] (0: not visited), low[v]; comp[v] the component, numbered as completed
+    index = np.zeros(n, np.int32)
+    low = np.zeros(n, np.int32)
+    comp = np.full(n, -1, np.int32)
+    on_stack = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int32)
+    call = np.empty(n, np.int32)      # the DFS path; next_edge[v]: v's next edge to follow
+    next_edge = ptr[:n].copy()
+    sp, counter, ncomp = 0, 1, 0
+    for root in range(n):
+        if index[root] != 0 or ptr[root] == ptr[root + 1]:
+            continue
+        depth = 0
+        call[0] = root
+        index[root] = low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        on_stack[root] = True
+        while depth >= 0:
+            v = call[depth]
+            if next_edge[v] < ptr[v + 1]:
+                w = adj[next_edge[v]]
+                next_edge[v] += 1
+                if index[w] == 0:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    on_stack[w] = True
+                    depth += 1
+                    call[depth] = w
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            if low[v] == index[v]:
+                while True:
+                    sp -= 1
+                    w = stack[sp]
+                    on_stack[w] = False
+                    comp[w] = ncomp
+                    if w == v:
+                        break
+                ncomp += 1
+            depth -= 1
+            if depth >= 0:
+                u = call[depth]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+    positive = np.zeros(max(ncomp, 1), np.bool_)
+    for i in range(ng):
+        if gep_offset[i] > 0:
+            s, d = rep[gep_src[i]], rep[gep_dst[i]]
+            if comp[s] == comp[d]:
+                positive[comp[s]] = True
+    for i in range(nw):
+        s, d = rep[walk_src[i]], rep[walk_dst[i]]
+        if comp[s] == comp[d]:
+            positive[comp[s]] = True
+    k = 0
+    for v in range(n):
+        c = comp[rep[v]]
+        if c >= 0 and positive[c]:
+            k += 1
+    out = np.empty(k, np.int32)
+    k = 0
+    for v in range(n):
+        c = comp[rep[v]]
+        if c >= 0 and positive[c]:
+            out[k] = v
+            k += 1
+    return out
 
 
 def _collapsible(cs: ConstraintSet, objects) -> np.ndarray:
@@ -147,7 +239,7 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
 
     Returns
     -------
-    (ConstraintSet, int64[n_nodes of cs])
+    (ConstraintSet, int32[n_nodes of cs])
         The object-level set and each node's id in it. Without offline merges in ``cs``, the merged
         slots are left out and the nodes that may be pointed to (objects, functions and their
         slots) come first, in their order, then the rest and one padding value, so that a set of
@@ -157,23 +249,14 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
     """
     objs = _collapsible(cs, np.flatnonzero(cs.obj_size > 1))
     if cs.offline_rep is not None:
-        return collapse_objects(cs, objs).replace(collapse_cycles=False), np.arange(cs.n_nodes)
+        return collapse_objects(cs, objs).replace(collapse_cycles=False), np.arange(cs.n_nodes, dtype=np.int32)
     n = cs.n_nodes
     into = _slot_owner(cs, objs)
-    kept = into == np.arange(n)
     size = cs.obj_size.astype(np.int64)
     size[objs] = 1
-    size[~kept] = 0
-    cover = np.zeros(n + 1, np.int64)   # nodes inside some object's span [z, z + size[z])
-    starts = np.flatnonzero(size > 0)
-    np.add.at(cover, starts, 1)
-    np.add.at(cover, starts + size[starts], -1)
-    spanned = np.cumsum(cover[:n]) > 0
-    order = np.concatenate((np.flatnonzero(kept & spanned), np.flatnonzero(kept & ~spanned)))
-    new = np.empty(n, np.int64)
-    new[order] = np.arange(len(order))
-    new = new[into]                      # a merged slot is its object
-    m = lambda col: new[col]             # noqa: E731
+    order, new = _dense_ids(into, size)
+    size[into != np.arange(n)] = 0
+    m = lambda col: _take(new, col)      # noqa: E731
     # an offset past every span applies to no object but a field-insensitive one (a call gep's to
     # none), as the largest span's size does: offsets stay below the (smaller) node count, one
     # padding value after the rest
@@ -189,6 +272,55 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
         walk_offset=clamp(cs.walk_offset), call_dst=m(cs.call_dst), call_src=m(cs.call_src),
         call_offset=clamp(cs.call_offset), call_geps=cs.call_geps, field_insensitive=np.unique(new[fi]))
     return coarse, new
+
+
+@njit(cache=True, nogil=True)
+def _dense_ids(into, size):
+    """(order, new) for :func:`object_level`: ``order`` (int32[k]) the kept nodes (``into[v] == v``),
+    first those inside some kept object's span ``[z, z + size[z])``, then the rest, each part
+    ascending; ``new`` (int32[n]) each node's position in ``order``, a merged node its owner's."""
+    n = len(into)
+    spanned = np.zeros(n, np.bool_)
+    end = 0
+    for z in range(n):            # spans nest or follow one another: the furthest end so far
+        if into[z] == z and size[z] > 0 and z + size[z] > end:
+            end = z + size[z]
+        if z < end:
+            spanned[z] = True
+    order = np.empty(n, np.int32)
+    k = 0
+    for z in range(n):
+        if into[z] == z and spanned[z]:
+            order[k] = z
+            k += 1
+    for z in range(n):
+        if into[z] == z and not spanned[z]:
+            order[k] = z
+            k += 1
+    new = np.empty(n, np.int32)
+    for i in range(k):
+        new[order[i]] = i
+    for z in range(n):
+        new[z] = new[into[z]]     # an owner comes before its slots
+    return order[:k], new
+
+
+@njit(cache=True, nogil=True)
+def _take(table, col):
+    """int32 ``table[col]``."""
+    out = np.empty(len(col), np.int32)
+    for i in range(len(col)):
+        out[i] = table[col[i]]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _least_nodes(new, m, n):
+    """int64[m]: per object-level id, the least node of ``new`` that has it (``n`` where none)."""
+    old = np.full(m, n, np.int64)
+    for v in range(len(new) - 1, -1, -1):
+        old[new[v]] = v
+    return old
 
 
 def collapse_reached(cs: ConstraintSet, solve) -> tuple[ConstraintSet, ObjectsStats]:
@@ -221,9 +353,8 @@ def collapse_reached(cs: ConstraintSet, solve) -> tuple[ConstraintSet, ObjectsSt
             stats.presolve_preprocess_ms = float(notes.get("preprocess_ms", notes.get("preprocess ms", 0.0)))
         sets = np.unique(sol.node_set[new[cyc]])
         held = np.concatenate([sol.set_indices[sol.set_indptr[s]:sol.set_indptr[s + 1]] for s in sets.tolist()])
-        old = np.full(coarse.n_nodes, cs.n_nodes, np.int64)   # a coarse id's node in cs: the least of its
-        np.minimum.at(old, new, np.arange(cs.n_nodes))         # nodes (an object before its merged slots)
-        objs = _collapsible(cs, old[held])
+        old = _least_nodes(new, coarse.n_nodes, cs.n_nodes)   # a coarse id's node in cs: the least of its
+        objs = _collapsible(cs, old[held])                       # nodes (an object before its merged slots)
         stats.objects = int(len(objs))
         stats.slots = int(cs.obj_size[objs].sum())
         out = collapse_objects(cs, objs)
