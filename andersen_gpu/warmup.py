@@ -316,7 +316,7 @@ def dispatchers() -> list:
 
     found = []
     for name in ("andersen_gpu.preprocess.hvn", "andersen_gpu.preprocess._hash", "andersen_gpu.preprocess.rewrite",
-                 "andersen_gpu.preprocess.objects",
+                 "andersen_gpu.preprocess.objects", "andersen_gpu.preprocess.scc",
                  "andersen_gpu.preprocess.order", "andersen_gpu.backends._cpu_bits",
                  "andersen_gpu.backends._cpu_core", "andersen_gpu.backends._cpu_wave"):
         module = importlib.import_module(name)

@@ -31,6 +31,8 @@ from numba import njit
 
 from constraints.model import ConstraintSet, NodeKind
 
+from .scc import scc_labels
+
 
 @dataclass
 class ObjectsStats:
@@ -68,8 +70,8 @@ def cycle_nodes(cs: ConstraintSet) -> np.ndarray:
 @njit(cache=True, nogil=True)
 def _cycle_nodes(n, rep, copy_src, copy_dst, gep_src, gep_dst, gep_offset, walk_src, walk_dst):
     """:func:`cycle_nodes` on the columns: the edges ``rep[src] -> rep[dst]`` as one CSR graph,
-    its strongly connected components by Tarjan's algorithm (iterative: an explicit call stack,
-    so that a long chain does not overflow), then the components a positive edge stays inside."""
+    its strongly connected components (:func:`.scc.scc_labels`), then the components a positive
+    edge stays inside."""
     nc, ng, nw = len(copy_src), len(gep_src), len(walk_src)
     ptr = np.zeros(n + 1, np.int32)
     for i in range(nc):
@@ -94,55 +96,7 @@ def _cycle_nodes(n, rep, copy_src, copy_dst, gep_src, gep_dst, gep_offset, walk_
         s = rep[walk_src[i]]
         adj[fill[s]] = rep[walk_dst[i]]
         fill[s] += 1
-    # Tarjan: index[v] (0: not visited), low[v]; comp[v] the component, numbered as completed
-    index = np.zeros(n, np.int32)
-    low = np.zeros(n, np.int32)
-    comp = np.full(n, -1, np.int32)
-    on_stack = np.zeros(n, np.bool_)
-    stack = np.empty(n, np.int32)
-    call = np.empty(n, np.int32)      # the DFS path; next_edge[v]: v's next edge to follow
-    next_edge = ptr[:n].copy()
-    sp, counter, ncomp = 0, 1, 0
-    for root in range(n):
-        if index[root] != 0 or ptr[root] == ptr[root + 1]:
-            continue
-        depth = 0
-        call[0] = root
-        index[root] = low[root] = counter
-        counter += 1
-        stack[sp] = root
-        sp += 1
-        on_stack[root] = True
-        while depth >= 0:
-            v = call[depth]
-            if next_edge[v] < ptr[v + 1]:
-                w = adj[next_edge[v]]
-                next_edge[v] += 1
-                if index[w] == 0:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    on_stack[w] = True
-                    depth += 1
-                    call[depth] = w
-                elif on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
-                continue
-            if low[v] == index[v]:
-                while True:
-                    sp -= 1
-                    w = stack[sp]
-                    on_stack[w] = False
-                    comp[w] = ncomp
-                    if w == v:
-                        break
-                ncomp += 1
-            depth -= 1
-            if depth >= 0:
-                u = call[depth]
-                if low[v] < low[u]:
-                    low[u] = low[v]
+    comp, ncomp = scc_labels(n, ptr, adj)
     positive = np.zeros(max(ncomp, 1), np.bool_)
     for i in range(ng):
         if gep_offset[i] > 0:

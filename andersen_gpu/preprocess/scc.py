@@ -8,6 +8,7 @@ into one representative keeps the least solution.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -56,3 +57,63 @@ def scc_rep(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     np.minimum.at(smallest, labels, ids)
     out[ids] = smallest[labels]
     return out
+
+
+@njit(cache=True, nogil=True)
+def scc_labels(n, ptr, adj):
+    """Strongly connected components of the graph ``v -> adj[ptr[v]:ptr[v + 1]]`` over ``n`` nodes
+    (Tarjan's algorithm, iterative: an explicit call stack, so that a long chain overflows nothing).
+
+    Returns ``(comp, ncomp)``: ``comp`` (int32[n]) each node's component, numbered in the order
+    they complete (a component's successors complete before it: reverse topological order), -1
+    for a node with no edge out that no edge reaches; ``ncomp`` the number of components.
+    Searches start only from nodes with an edge out."""
+    index = np.zeros(n, np.int32)     # 0: not visited yet; low[v]: the least index v reaches on the stack
+    low = np.zeros(n, np.int32)
+    comp = np.full(n, -1, np.int32)
+    on_stack = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int32)
+    call = np.empty(n, np.int32)      # the DFS path; next_edge[v]: v's next edge to follow
+    next_edge = ptr[:n].copy()
+    sp, counter, ncomp = 0, 1, 0
+    for root in range(n):
+        if index[root] != 0 or ptr[root] == ptr[root + 1]:
+            continue
+        depth = 0
+        call[0] = root
+        index[root] = low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        on_stack[root] = True
+        while depth >= 0:
+            v = call[depth]
+            if next_edge[v] < ptr[v + 1]:
+                w = adj[next_edge[v]]
+                next_edge[v] += 1
+                if index[w] == 0:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    on_stack[w] = True
+                    depth += 1
+                    call[depth] = w
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            if low[v] == index[v]:
+                while True:
+                    sp -= 1
+                    w = stack[sp]
+                    on_stack[w] = False
+                    comp[w] = ncomp
+                    if w == v:
+                        break
+                ncomp += 1
+            depth -= 1
+            if depth >= 0:
+                u = call[depth]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+    return comp, ncomp
