@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from constraints.model import ConstraintSet
 
@@ -34,28 +32,48 @@ def copy_scc_rep(cs: ConstraintSet) -> np.ndarray:
 
 
 def scc_rep(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """:func:`copy_scc_rep` on bare edge columns ``src -> dst`` over ``n`` nodes.
-
-    Only nodes that carry an edge enter SciPy's SCC search (a compact graph).
-    """
-    out = np.arange(n, dtype=np.int64)
+    """:func:`copy_scc_rep` on bare edge columns ``src -> dst`` over ``n`` nodes (compiled:
+    :func:`scc_labels` on the graph's CSR)."""
     if len(src) == 0 or n == 0:
-        return out
-    src = np.asarray(src, np.int64)
-    dst = np.asarray(dst, np.int64)
-    touched = np.zeros(n, bool)
-    touched[src] = True
-    touched[dst] = True
-    ids = np.flatnonzero(touched)
-    cid = np.cumsum(touched) - 1
-    k, m = len(ids), len(src)
-    graph = csr_matrix((np.ones(m, np.int8), (cid[src], cid[dst])), shape=(k, k))
-    n_comp, labels = connected_components(graph, directed=True, connection="strong")
-    if n_comp == k:
-        return out
-    smallest = np.full(n_comp, n, np.int64)
-    np.minimum.at(smallest, labels, ids)
-    out[ids] = smallest[labels]
+        return np.arange(n, dtype=np.int64)
+    return _scc_smallest(n, np.ascontiguousarray(src, np.int32), np.ascontiguousarray(dst, np.int32))
+
+
+@njit(cache=True, nogil=True)
+def _scc_smallest(n, src, dst):
+    """int64[n]: the smallest id of each node's strongly connected component (itself off every
+    cycle). Only the nodes that carry an edge enter the search (compact ids, in id order)."""
+    cid = np.full(n, -1, np.int32)
+    for i in range(len(src)):
+        cid[src[i]] = 0
+        cid[dst[i]] = 0
+    k = 0
+    for v in range(n):
+        if cid[v] == 0:
+            cid[v] = k
+            k += 1
+    ids = np.empty(k, np.int32)
+    for v in range(n):
+        if cid[v] >= 0:
+            ids[cid[v]] = v
+    ptr = np.zeros(k + 1, np.int32)
+    for i in range(len(src)):
+        ptr[cid[src[i]] + 1] += 1
+    for v in range(k):
+        ptr[v + 1] += ptr[v]
+    adj = np.empty(len(src), np.int32)
+    fill = ptr[:k].copy()
+    for i in range(len(src)):
+        s = cid[src[i]]
+        adj[fill[s]] = cid[dst[i]]
+        fill[s] += 1
+    comp, ncomp = scc_labels(k, ptr, adj)
+    smallest = np.full(max(ncomp, 1), -1, np.int64)
+    out = np.arange(n, dtype=np.int64)
+    for c in range(k):          # compact ids ascend with the ids: a component's first is its smallest
+        if smallest[comp[c]] < 0:
+            smallest[comp[c]] = ids[c]
+        out[ids[c]] = smallest[comp[c]]
     return out
 
 
