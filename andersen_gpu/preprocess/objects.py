@@ -31,6 +31,7 @@ from numba import njit
 
 from constraints.model import ConstraintSet, NodeKind
 
+from .hvn import _row_ptr, _scatter
 from .scc import scc_labels
 
 
@@ -73,29 +74,16 @@ def _cycle_nodes(n, rep, copy_src, copy_dst, gep_src, gep_dst, gep_offset, walk_
     its strongly connected components (:func:`.scc.scc_labels`), then the components a positive
     edge stays inside."""
     nc, ng, nw = len(copy_src), len(gep_src), len(walk_src)
-    ptr = np.zeros(n + 1, np.int32)
+    src = np.empty(nc + ng + nw, np.int32)
+    dst = np.empty(nc + ng + nw, np.int32)
     for i in range(nc):
-        ptr[rep[copy_src[i]] + 1] += 1
+        src[i], dst[i] = rep[copy_src[i]], rep[copy_dst[i]]
     for i in range(ng):
-        ptr[rep[gep_src[i]] + 1] += 1
+        src[nc + i], dst[nc + i] = rep[gep_src[i]], rep[gep_dst[i]]
     for i in range(nw):
-        ptr[rep[walk_src[i]] + 1] += 1
-    for v in range(n):
-        ptr[v + 1] += ptr[v]
-    adj = np.empty(ptr[n], np.int32)
-    fill = ptr[:n].copy()
-    for i in range(nc):
-        s = rep[copy_src[i]]
-        adj[fill[s]] = rep[copy_dst[i]]
-        fill[s] += 1
-    for i in range(ng):
-        s = rep[gep_src[i]]
-        adj[fill[s]] = rep[gep_dst[i]]
-        fill[s] += 1
-    for i in range(nw):
-        s = rep[walk_src[i]]
-        adj[fill[s]] = rep[walk_dst[i]]
-        fill[s] += 1
+        src[nc + ng + i], dst[nc + ng + i] = rep[walk_src[i]], rep[walk_dst[i]]
+    ptr = _row_ptr(n, src)
+    adj = _scatter(ptr, src, dst)
     comp, ncomp = scc_labels(n, ptr, adj)
     positive = np.zeros(max(ncomp, 1), np.bool_)
     for i in range(ng):

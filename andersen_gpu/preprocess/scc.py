@@ -12,6 +12,8 @@ from numba import njit
 
 from constraints.model import ConstraintSet
 
+from .hvn import _row_ptr, _scatter
+
 
 def copy_scc_rep(cs: ConstraintSet) -> np.ndarray:
     """Merges that collapse every copy cycle of ``cs``.
@@ -56,17 +58,13 @@ def _scc_smallest(n, src, dst):
     for v in range(n):
         if cid[v] >= 0:
             ids[cid[v]] = v
-    ptr = np.zeros(k + 1, np.int32)
+    csrc = np.empty(len(src), np.int32)
+    cdst = np.empty(len(src), np.int32)
     for i in range(len(src)):
-        ptr[cid[src[i]] + 1] += 1
-    for v in range(k):
-        ptr[v + 1] += ptr[v]
-    adj = np.empty(len(src), np.int32)
-    fill = ptr[:k].copy()
-    for i in range(len(src)):
-        s = cid[src[i]]
-        adj[fill[s]] = cid[dst[i]]
-        fill[s] += 1
+        csrc[i] = cid[src[i]]
+        cdst[i] = cid[dst[i]]
+    ptr = _row_ptr(k, csrc)
+    adj = _scatter(ptr, csrc, cdst)
     comp, ncomp = scc_labels(k, ptr, adj)
     smallest = np.full(max(ncomp, 1), -1, np.int64)
     out = np.arange(n, dtype=np.int64)
