@@ -2,8 +2,10 @@
 
 A round is one compiled HVN call (:func:`.hvn.label_round`) on the int32
 columns of the constraint set read through the current representative
-table; SciPy's SCC collapse runs only when that call reports a copy cycle
-(the paper inputs have none left after their HCD merges). The constraint
+table. The SCC collapse runs before it on a set without an HCD table
+(the LLVM front end's, which have copy cycles), and otherwise only when
+that call reports a copy cycle (the paper inputs have none left after
+their HCD merges). The constraint
 set is rewritten (deduplicated, empty-set constraints dropped, validated)
 once, at the end (:func:`.rewrite.apply_rep`).
 
@@ -72,11 +74,16 @@ def _n_reps(rep: np.ndarray) -> int:
     return int(_table_reps(rep))
 
 
-def _scc_round(cs: ConstraintSet, rep: np.ndarray) -> np.ndarray:
-    """``rep`` with every cycle of the copy graph (read through ``rep``) collapsed."""
+def _scc_round(cs: ConstraintSet, rep: np.ndarray, reps: int,
+               stats: PreprocessStats) -> tuple[np.ndarray, int]:
+    """``rep`` (of ``reps`` representatives) with every cycle of the copy graph (read through
+    ``rep``) collapsed, and the representatives left; the merges are counted in ``stats.scc_merged``."""
     copy_src, copy_dst = rep[cs.copy_src], rep[cs.copy_dst]
     keep = copy_src != copy_dst
-    return compose(rep, scc_rep(cs.n_nodes, copy_src[keep], copy_dst[keep])).astype(np.int32)
+    rep = compose(rep, scc_rep(cs.n_nodes, copy_src[keep], copy_dst[keep])).astype(np.int32)
+    after = _n_reps(rep)
+    stats.scc_merged += reps - after
+    return rep, after
 
 
 def walk_geps(cs: ConstraintSet) -> tuple[ConstraintSet, int, int]:
@@ -221,18 +228,14 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
             before = reps
             if hvn:
                 # HVN's ordering finds copy cycles itself, but only after compacting and ordering
-                # the whole graph, which is then done again: where a cycle is expected, SciPy's SCC
+                # the whole graph, which is then done again: where a cycle is expected, the SCC
                 # collapse runs first (see scc_first)
                 after_scc = before
                 if scc_first and stats.passes == 1:
-                    rep = _scc_round(cs, rep)
-                    after_scc = _n_reps(rep)
-                    stats.scc_merged += before - after_scc
+                    rep, after_scc = _scc_round(cs, rep, after_scc, stats)
                 table, leader, acyclic, passes, after = label_round(cs, rep, cap, hvn_passes, hu)
                 if not acyclic:
-                    rep = _scc_round(cs, rep)
-                    stats.scc_merged += after_scc - _n_reps(rep)
-                    after_scc = _n_reps(rep)
+                    rep, after_scc = _scc_round(cs, rep, after_scc, stats)
                     table, leader, acyclic, passes, after = label_round(cs, rep, cap, hvn_passes, hu)
                     if not acyclic:
                         raise RuntimeError("copy graph still cyclic after SCC collapse")
@@ -242,9 +245,7 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
                 rep = table
                 stats.hvn_merged += after_scc - after
             else:
-                rep = _scc_round(cs, rep)
-                after = _n_reps(rep)
-                stats.scc_merged += before - after
+                rep, after = _scc_round(cs, rep, before, stats)
             reps = after
             gained = before - after
             stats.rounds.append(gained)
