@@ -39,7 +39,8 @@
 #define CTL_OVF 1          // a kernel ran out of pool, set table or a buffer: redo the step
 #define CTL_NSETS 2        // set ids handed out (sid 0 is the empty set)
 #define CTL_LOAD_LIVE 3    // Σ load out-degree of the nodes with P ≠ ∅ (the bound of Ldelta pairs)
-#define CTL_MEMO_CLAIMS 4  // slots claimed in the persistent memo caches since they were cleared
+#define CTL_UPDATE_CLAIMS 4 // slots claimed in the update memo since it was last cleared
+#define CTL_SHIFT_CLAIMS 5 // slots claimed in the shift memo since it was last cleared
 #define CTL_ROUND_FIRST 8
 #define CTL_C_FILL 8       // contribution pairs emitted this round (after the carried ones)
 #define CTL_G_FILL 9       // store grouping pairs (set << 32 | sid) emitted
@@ -55,6 +56,9 @@
 #define CTL_EXPAND_BOUND 25 // bits of the distinct elements the stores expand (bound of their pairs)
 #define CTL_TABLE_FULL 26  // the stores' element table had no room (CTL_OVF raised too)
 #define CTL_CHUNKS 27      // image chunk items listed for emit (image_chunks; may pass the buffer's size)
+#define CTL_IMAGE_CLAIMS 28 // slots claimed this round in the image memo
+#define CTL_ELEM_CLAIMS 29 // slots claimed this round in the element memo
+#define CTL_TABLE_CLAIMS 30 // slots claimed this round in the stores' element table
 #define CTL_ROUND_END 32
 // 32..79: profile counters, written only when compiled with -DANDERSEN_PROFILE (warp cycles
 // and counts per part of a round; andersen_gpu/backends/gpu/device.py PROFILE_SLOTS names them)
@@ -142,6 +146,7 @@ struct Memo {
     u64* keys;    // [mask + 1], MEMO_EMPTY free
     u64* vals;    // [mask + 1], MEMO_PENDING until published
     u64 mask;
+    u64 claims;   // the control-block slot that counts the slots claimed (the host sizes the cache by it)
 };
 
 // A memo cache keyed by the content of one element (base and 30 words) and a kind: keys hold
@@ -152,6 +157,7 @@ struct ElemMemo {
     u64* vals;    // [mask + 1], MEMO_PENDING until published
     u32* elem;    // [mask + 1], NIL until claimed
     u64 mask;
+    u64 claims;   // the control-block slot that counts the slots claimed
 };
 
 __device__ __forceinline__ u64 mix64(u64 z) {
@@ -421,7 +427,7 @@ __device__ int memo_begin(Memo& m, u64 key, u64& val, u32& slot, u64* ctl) {
                 if (k == MEMO_EMPTY) {
                     slot = sl;
                     r = 0;
-                    atomicAdd(&ctl[CTL_MEMO_CLAIMS], 1ull);
+                    atomicAdd(&ctl[m.claims], 1ull);
                     break;
                 }
             }
@@ -462,6 +468,7 @@ __device__ u32 elem_slot_lane(const Pool& p, ElemMemo& m, u32 e, u64 kind, u32 (
             if (k == MEMO_EMPTY) {
                 *(volatile u32*)&m.elem[sl] = e;
                 __threadfence();
+                atomicAdd(&p.ctl[m.claims], 1ull);
                 fresh = true;
                 return sl;
             }

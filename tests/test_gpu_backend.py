@@ -108,6 +108,67 @@ def test_random_sets_tiny_tables(cs):
         assert_same(cs)
 
 
+def test_cache_slots_follow_the_claims():
+    # a cache keeps its size while its claims fill at most a quarter of it, then takes the least
+    # power of two of four times its claims (MIN_CACHE_SLOTS at least), never past its largest
+    # size and never smaller
+    from unittest.mock import patch
+
+    from andersen_gpu.backends.gpu import sets
+    from andersen_gpu.backends.gpu.sets import CACHE_LOAD, cache_slots
+    assert CACHE_LOAD == 4
+    assert cache_slots(5, 16, 1 << 20) == sets.MIN_CACHE_SLOTS
+    with patch.object(sets, "MIN_CACHE_SLOTS", 2):
+        _cache_slots_cases(cache_slots)
+
+
+def _cache_slots_cases(cache_slots):
+    assert cache_slots(0, 16, 1024) == 16
+    assert cache_slots(4, 16, 1024) == 16
+    assert cache_slots(5, 16, 1024) == 32
+    assert cache_slots(100, 16, 1024) == 512
+    assert cache_slots(1000, 16, 1024) == 1024
+    assert cache_slots(10, 2048, 1024) == 2048
+
+
+def _busy_set(n: int = 420, seed: int = 7) -> ConstraintSet:
+    """Objects of four slots at 0, 4, .., 96 and pointers 100..n-1 with random copies, geps,
+    loads and stores among them: every cache of the GPU solver claims slots in some round."""
+    rng = np.random.default_rng(seed)
+    objs = list(range(0, 100, 4))
+
+    def node() -> int:
+        return int(rng.integers(100, n))
+
+    return ConstraintSet.from_lists(
+        n, obj_size={o: 4 for o in objs},
+        addr=[(node(), int(rng.choice(objs))) for _ in range(60)],
+        copy=[(node(), node()) for _ in range(300)],
+        gep=[(node(), node(), int(rng.integers(1, 4))) for _ in range(60)],
+        load=[(node(), node()) for _ in range(120)],
+        store=[(node(), node()) for _ in range(120)])
+
+
+def test_caches_and_set_table_grow_with_their_claims():
+    # every cache starts at two slots and the set table at four ids: each grows with what the
+    # rounds claim (Round.fit), never past its largest size; the solution is the reference's
+    from unittest.mock import patch
+
+    from andersen_gpu.backends.gpu import sets
+    cs = _busy_set()
+    with patch.object(sets, "MIN_SETS", 4), patch.object(sets, "MIN_CACHE_SLOTS", 2), \
+            patch.object(sets, "START_SHARE", 1 << 30):
+        got = gpu_solve(cs)
+    assert got == reference.solve(cs), got.diff_report(reference.solve(cs), labels=("gpu", "reference"))
+    notes = got.stats.notes
+    slots = notes["table_slots"]
+    assert slots["set_ids"] > 4
+    for name in ("update", "shift", "image", "elements", "stores"):
+        assert slots[name] > 2, (name, slots)
+    assert slots["update"] <= sets.pow2_at_least(4 * notes["representatives"], 2)
+    assert slots["stores"] <= sets.pow2_at_least(4 * int(cs.store_dst.size), 2)
+
+
 @pytest.mark.parametrize("base", [0, 31, 32, 33, 958, 959, 960, 961, 1023, 1024, 1025, 1919, 1920])
 def test_element_and_word_boundaries(base):
     # objects straddling 32-bit words and 960-bit elements; geps crossing them

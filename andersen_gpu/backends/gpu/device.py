@@ -18,11 +18,12 @@ NIL = np.uint32(0xFFFFFFFF)
 BLOCK = 256          # threads per block of every warp kernel (WARPS_PER_BLOCK * 32 in bitvec.cuh)
 
 # Slots of the control block, u64[CTL_SLOTS]; must match kernels_cu/setstore.cuh.
-CTL_TOP, CTL_OVF, CTL_NSETS, CTL_LOAD_LIVE, CTL_MEMO_CLAIMS = 0, 1, 2, 3, 4
+CTL_TOP, CTL_OVF, CTL_NSETS, CTL_LOAD_LIVE, CTL_UPDATE_CLAIMS, CTL_SHIFT_CLAIMS = 0, 1, 2, 3, 4, 5
 CTL_ROUND_FIRST = 8
 CTL_C_FILL, CTL_G_FILL, CTL_NCHG, CTL_NEXT_C, CTL_NEXT_G = 8, 9, 11, 12, 13
 CTL_DELTA_BITS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_UNIONS, CTL_WORK = 14, 15, 16, 17, 18
 CTL_GE_FILL, CTL_EXPAND_BOUND, CTL_TABLE_FULL, CTL_CHUNKS = 24, 25, 26, 27
+CTL_IMAGE_CLAIMS, CTL_ELEM_CLAIMS, CTL_TABLE_CLAIMS = 28, 29, 30
 CTL_ROUND_END = 32
 CTL_SLOTS = 80
 #: Slots 32.. of the control block: profile counters, filled only when the kernels are compiled

@@ -28,12 +28,12 @@ import cupy
 import numpy as np
 
 from .device import (BLOCK, CTL_C_FILL, CTL_EXPAND_BOUND, CTL_G_FILL, CTL_GE_FILL, CTL_LOAD_LIVE, CTL_NCHG,
-                     CTL_NEXT_C, CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_TABLE_FULL, CTL_TOP, blocks_for,
-                     fill_bytes, module, persistent_grid)
+                     CTL_NEXT_C, CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_TABLE_CLAIMS, CTL_TABLE_FULL, CTL_TOP,
+                     blocks_for, fill_bytes, module, persistent_grid)
 from .graph import DeviceGraph
 from .pool import ElementPool
 from . import sets
-from .sets import ElemMemo, SetStore, pow2_at_least
+from .sets import ElemMemo, SetStore, cache_slots, pow2_at_least, start_slots
 from .sort import sort_keys
 
 #: Buffers grow to this many times what was asked for (the next rounds tend to ask for more).
@@ -90,6 +90,9 @@ class Round:
     Pn, Dn : uint32[n]       a round's new sets (valid for the nodes of its changed list)
     chg, chg_next : uint32[n]  the last round's changed list and this round's
     ch : uint32[...]         bit z: ΔP(rep z) ≠ ∅, as 960-bit elements' words; cb a bit per base
+
+    ``table_slots`` is the largest size the stores' element table takes by its claims (:meth:`fit`;
+    it starts smaller, and a round that finds it full doubles it and runs again).
     """
 
     def __init__(self, g: DeviceGraph, pool: ElementPool, store: SetStore, timer, table_slots: int):
@@ -102,7 +105,8 @@ class Round:
         self.ch = cupy.zeros(self.n_ch_words, cupy.uint32)
         self.cb = cupy.zeros((self.n_ch_words // 30 + 31) // 32, cupy.uint32)
         self.C, self.G, self.GE = (cupy.empty(1024, cupy.uint64) for _ in range(3))
-        self.table = ElemMemo.make(pow2_at_least(table_slots, sets.MIN_CACHE_SLOTS))
+        self.table_largest = pow2_at_least(table_slots, sets.MIN_CACHE_SLOTS)
+        self.table = ElemMemo.make(start_slots(self.table_largest), CTL_TABLE_CLAIMS)
         self.chunk_table = cupy.empty(IMAGE_CHUNK_TABLE, cupy.uint64)
         self.chunks = cupy.empty(IMAGE_CHUNK_CAP, cupy.uint64)
         self.grid = persistent_grid()
@@ -203,6 +207,15 @@ class Round:
         t.run("commit", f("mark_changed"), blocks_for(self.n_ch_words * 32), (BLOCK,), (
             np.uint32(g.n), np.uint64(self.n_ch_words), g.rep, self.D, self.ch, self.cb))
 
+    def fit(self, c: np.ndarray) -> None:
+        """After a successful round (control block ``c``): the set store's tables and caches
+        (:meth:`.sets.SetStore.fit`), and the stores' element table, made larger for the next
+        rounds when this round's claims passed 1/CACHE_LOAD of its slots."""
+        self.store.fit(c)
+        slots = cache_slots(int(c[CTL_TABLE_CLAIMS]), self.table.slots, max(self.table_largest, self.table.slots))
+        if slots > self.table.slots:
+            self.table = ElemMemo.make(slots, CTL_TABLE_CLAIMS)
+
     def release_buffers(self) -> None:
         """Drop the pair buffers (between rounds they hold nothing the next round reads; it
         makes them again at the size it needs)."""
@@ -226,7 +239,7 @@ class Round:
             self.GE = cupy.empty(int(int(c[CTL_GE_FILL]) * GROWTH) + 1024, cupy.uint64)
             done.append("GE")
         if int(c[CTL_TABLE_FULL]):
-            self.table = ElemMemo.make(2 * self.table.slots)
+            self.table = ElemMemo.make(2 * self.table.slots, CTL_TABLE_CLAIMS)
             done.append("table")
         nsets = int(c[CTL_NSETS])
         if nsets >= self.store.cap:

@@ -8,6 +8,9 @@ caches remember set operations by sids: ``update`` ((P, N) -> (P ∪ N, N \\ P),
 solve), ``shift`` ((sid, o) -> the gep of a set), and for this round only (the sets they read
 change every round) ``image`` (a load's image of a set) and ``elements`` (the part of an image
 one element contributes, keyed by the element's content: sets share most of their elements).
+Each cache starts at a small share of the size its input could need and is made larger when
+its claims (counted by the kernels in a control-block slot of its own) pass a quarter of its
+slots: what a solve allocates follows what it uses, not the size of its input.
 
 Garbage (sets no node refers to any more, lists under construction, candidates that turned
 out equal to a set already interned) is reclaimed by :meth:`SetStore.compact`: the live sets
@@ -21,14 +24,19 @@ from dataclasses import dataclass
 import cupy
 import numpy as np
 
-from .device import BLOCK, CTL_MEMO_CLAIMS, CTL_NSETS, CTL_OVF, CTL_TOP, descriptor, fill_bytes, module, persistent_grid
+from .device import (BLOCK, CTL_ELEM_CLAIMS, CTL_IMAGE_CLAIMS, CTL_NSETS, CTL_OVF, CTL_SHIFT_CLAIMS, CTL_TOP,
+                     CTL_UPDATE_CLAIMS, descriptor, fill_bytes, module, persistent_grid)
 from .pool import ELEM_BYTES, ELEM_WORDS, ElementPool
 
 #: Cache sizes (slots of 16 bytes) are powers of two in [MIN_CACHE_SLOTS, MAX_CACHE_SLOTS].
 MIN_CACHE_SLOTS = 1 << 10
 MAX_CACHE_SLOTS = 1 << 24
-#: The smallest set table (set ids; 32 bytes each with the intern table).
+#: The smallest set table (set ids; 36 bytes each with the intern table).
 MIN_SETS = 1 << 16
+#: A cache is made larger once its claims pass 1/CACHE_LOAD of its slots (probes stay short).
+CACHE_LOAD = 4
+#: A cache starts at 1/START_SHARE of the largest size its solve gives it (at least MIN_CACHE_SLOTS).
+START_SHARE = 16
 
 
 def _try_empty(words: int) -> cupy.ndarray | None:
@@ -45,19 +53,35 @@ def pow2_at_least(k: int, low: int) -> int:
     return 1 << max(int(low).bit_length() - 1, (max(int(k), 1) - 1).bit_length())
 
 
+def cache_slots(claims: int, slots: int, largest: int) -> int:
+    """The size a cache of ``slots`` slots (powers of two, ``slots <= largest``) should have after
+    ``claims`` claims: ``slots`` while ``claims <= slots / CACHE_LOAD``, else the least power of two
+    of at least ``CACHE_LOAD * claims`` slots, at most ``largest``."""
+    if claims <= slots // CACHE_LOAD:
+        return slots
+    return max(slots, min(largest, pow2_at_least(CACHE_LOAD * claims, MIN_CACHE_SLOTS)))
+
+
+def start_slots(largest: int) -> int:
+    """A cache's first size: 1/START_SHARE of ``largest`` (a power of two), at least MIN_CACHE_SLOTS."""
+    return min(largest, max(MIN_CACHE_SLOTS, largest // START_SHARE))
+
+
 @dataclass
 class Memo:
-    """An open-addressing cache of uint64 keys and values (kernels_cu/setstore.cuh ``Memo``)."""
+    """An open-addressing cache of uint64 keys and values (kernels_cu/setstore.cuh ``Memo``);
+    the kernels count the slots they claim in ``ctl[claims]``."""
 
     keys: cupy.ndarray
     vals: cupy.ndarray
     desc: cupy.ndarray
+    claims: int
 
     @classmethod
-    def make(cls, slots: int) -> "Memo":
+    def make(cls, slots: int, claims: int) -> "Memo":
         keys = cupy.empty(slots, cupy.uint64)
         vals = cupy.empty(slots, cupy.uint64)
-        memo = cls(keys, vals, descriptor(keys, vals, slots - 1))
+        memo = cls(keys, vals, descriptor(keys, vals, slots - 1, claims), claims)
         memo.clear()
         return memo
 
@@ -73,19 +97,21 @@ class Memo:
 
 @dataclass
 class ElemMemo:
-    """A cache keyed by one element's content (kernels_cu/setstore.cuh ``ElemMemo``)."""
+    """A cache keyed by one element's content (kernels_cu/setstore.cuh ``ElemMemo``); claims
+    counted in ``ctl[claims]``."""
 
     keys: cupy.ndarray
     vals: cupy.ndarray
     elem: cupy.ndarray
     desc: cupy.ndarray
+    claims: int
 
     @classmethod
-    def make(cls, slots: int) -> "ElemMemo":
+    def make(cls, slots: int, claims: int) -> "ElemMemo":
         keys = cupy.empty(slots, cupy.uint64)
         vals = cupy.empty(slots, cupy.uint64)
         elem = cupy.empty(slots, cupy.uint32)
-        memo = cls(keys, vals, elem, descriptor(keys, vals, elem, slots - 1))
+        memo = cls(keys, vals, elem, descriptor(keys, vals, elem, slots - 1, claims), claims)
         memo.clear()
         return memo
 
@@ -108,9 +134,12 @@ class SetStore:
     pool : ElementPool
         The pool the lists live in (``ctl[CTL_NSETS]`` counts the set ids handed out).
     capacity : int
-        Initial set-table capacity (set ids).
+        Initial set-table capacity (set ids; the table grows when they run out, and after a
+        round that left it over half full: :meth:`fit`).
     update_slots, shift_slots, image_slots : int
-        Cache sizes (rounded up to powers of two).
+        The largest sizes of the caches (rounded up to powers of two; the element memo's is
+        twice ``image_slots``); each starts at :func:`start_slots` of it and grows by its claims
+        (:meth:`fit`).
     """
 
     def __init__(self, pool: ElementPool, capacity: int, update_slots: int, shift_slots: int,
@@ -125,10 +154,14 @@ class SetStore:
         self.nbits[0] = 0
         self.hash[0] = 0
         pool.ctl[CTL_NSETS] = 1
-        self.update, self.shift, self.image = (
-            Memo.make(min(MAX_CACHE_SLOTS, pow2_at_least(k, MIN_CACHE_SLOTS)))
-            for k in (update_slots, shift_slots, image_slots))
-        self.elements = ElemMemo.make(min(MAX_CACHE_SLOTS, pow2_at_least(2 * image_slots, MIN_CACHE_SLOTS)))
+        # name -> (the largest size, the control-block slot of its claims, the class)
+        self.caches = {name: (min(MAX_CACHE_SLOTS, pow2_at_least(k, MIN_CACHE_SLOTS)), claims, kind)
+                       for name, k, claims, kind in (("update", update_slots, CTL_UPDATE_CLAIMS, Memo),
+                                                     ("shift", shift_slots, CTL_SHIFT_CLAIMS, Memo),
+                                                     ("image", image_slots, CTL_IMAGE_CLAIMS, Memo),
+                                                     ("elements", 2 * image_slots, CTL_ELEM_CLAIMS, ElemMemo))}
+        for name, (largest, claims, kind) in self.caches.items():
+            setattr(self, name, kind.make(start_slots(largest), claims))
 
     def _alloc(self, cap: int) -> None:
         self.cap = int(cap)
@@ -147,15 +180,32 @@ class SetStore:
         return self.cap * (4 + 4 + 4 + 8 + 16) + caches
 
     def clear_caches(self) -> None:
-        """Forget the persistent caches (after compaction renumbered the sets, after a step gave
-        up and left aborted entries, or when they fill up)."""
-        self.update.clear()
-        self.shift.clear()
-        self.pool.ctl[CTL_MEMO_CLAIMS] = 0
+        """Forget the persistent caches (after compaction renumbered the sets, or after a step
+        gave up and left aborted entries)."""
+        for m in (self.update, self.shift):
+            m.clear()
+            self.pool.ctl[m.claims] = 0
 
-    def caches_full(self, claims: int) -> bool:
-        """True when the persistent caches hold so many keys that probes grow long."""
-        return claims > (self.update.slots + self.shift.slots) // 4
+    def fit(self, c: np.ndarray) -> None:
+        """After a round (control block ``c``): the set table grows when over half its ids are in
+        use; a cache whose claims passed 1/CACHE_LOAD of its slots (the persistent caches since
+        they were last cleared, the per-round ones in this round) is made larger for the rounds
+        to come (:func:`cache_slots`; what it held is forgotten), and a persistent one already at
+        its largest is cleared."""
+        if int(c[CTL_NSETS]) > self.cap // 2:
+            self.grow(int(c[CTL_NSETS]))
+        for name, (largest, claims, kind) in self.caches.items():
+            m, n = getattr(self, name), int(c[claims])
+            if n <= m.slots // CACHE_LOAD:
+                continue
+            persistent = name in ("update", "shift")
+            slots = cache_slots(n, m.slots, largest)
+            if slots > m.slots:
+                setattr(self, name, kind.make(slots, claims))
+            elif persistent:
+                m.clear()
+            if persistent:
+                self.pool.ctl[claims] = 0
 
     def make_room(self, c: np.ndarray) -> None:
         """After a kernel that interns sets raised CTL_OVF (control block ``c``): grow the pool

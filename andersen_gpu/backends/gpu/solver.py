@@ -18,7 +18,7 @@ from constraints.model import ConstraintSet
 
 from ...solution import Solution, SolveStats
 from . import cycles
-from .device import (CTL_CHUNKS, CTL_DELTA_BITS, CTL_MEMO_CLAIMS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS,
+from .device import (CTL_CHUNKS, CTL_DELTA_BITS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS,
                      CTL_OVF, CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name)
 from .graph import DeviceGraph
 from .lists import insert_pairs
@@ -88,7 +88,9 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
     min_cap = opt.capacity or INITIAL_CAPACITY
     pool = ElementPool(min_cap)
     n_loads = int(g.load_ptrs.size)
-    store = SetStore(pool, capacity=2 * g.n_work, update_slots=4 * g.n_work,
+    # the set table and the caches start small and grow with what the rounds use (Round.fit);
+    # the sizes below are the largest the caches may take
+    store = SetStore(pool, capacity=g.n_work // 4, update_slots=4 * g.n_work,
                      shift_slots=2 * int(cs.gep_dst.size + cs.walk_dst.size + cs.call_dst.size),
                      image_slots=4 * n_loads)
     timer = Timer(opt.timing)
@@ -158,8 +160,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
                      retries=retries - retries_before) if opt.trace else None
         counts = new
         rnd.advance()
-        if store.caches_full(int(c[CTL_MEMO_CLAIMS])):
-            store.clear_caches()
+        rnd.fit(c)
         merged = 0
         if opt.online_cycles and policy.due(iterations, (time.perf_counter() - t_round) * 1e3):
             done = cycles.run_pass(rnd, counts, policy, iterations)
@@ -207,7 +208,10 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
                  staged_compactions=store.staged_compactions,
                  bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
                  memo_hits=hits, memo_misses=misses, unions=unions, image_chunks=chunks, delta_bits=delta_bits,
-                 round_retries=retries, representatives=g.n_work, cycle_passes=policy.passes,
+                 round_retries=retries, representatives=g.n_work,
+                 table_slots=dict(set_ids=store.cap, update=store.update.slots, shift=store.shift.slots,
+                                  image=store.image.slots, elements=store.elements.slots, stores=rnd.table.slots),
+                 cycle_passes=policy.passes,
                  cycle_passes_put_off=policy.skipped, cycle_merges=policy.merged, cycle_ms=round(policy.ms, 3))
     if room_made:
         notes["room_made"] = room_made
