@@ -19,7 +19,8 @@ from constraints.model import ConstraintSet
 from ...solution import Solution, SolveStats
 from . import cycles
 from .device import (CTL_CHUNKS, CTL_DELTA_BITS, CTL_MEMO_HITS, CTL_MEMO_MISSES, CTL_NSETS,
-                     CTL_OVF, CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name)
+                     CTL_OVF, CTL_TOP, CTL_UNIONS, NIL, PROFILE, PROFILE_SLOTS, device_name,
+                     fill_bytes)
 from .graph import DeviceGraph
 from .lists import insert_pairs
 from .options import GpuOptions
@@ -127,6 +128,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
     room_made: dict[str, int] = {}
     trace: list[dict] = []
     policy = policy or cycles.CyclePolicy()
+    profile = _Profile(pool.ctl) if PROFILE else None
     while counts.nchg:
         if opt.max_iterations is not None and iterations >= opt.max_iterations:
             raise RuntimeError(f"gpu solver did not converge in {opt.max_iterations} rounds")
@@ -158,6 +160,8 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
         entry = dict(changed=counts.nchg, pairs_bound=rnd.c_cap, store_pairs_bound=rnd.bound_g,
                      next_changed=new.nchg, pool_top=new.top, pool_cap=pool.cap, sets=new.nsets,
                      retries=retries - retries_before) if opt.trace else None
+        if PROFILE:   # the round's counters (maxima of this round), then zeroed for the next
+            profile.add(c, entry)
         counts = new
         rnd.advance()
         rnd.fit(c)
@@ -216,13 +220,39 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
     if room_made:
         notes["room_made"] = room_made
     if PROFILE:
-        notes["profile"] = dict(zip(PROFILE_SLOTS, (int(v) for v in c[32:32 + len(PROFILE_SLOTS)])))
+        notes["profile"] = profile.totals(c)
     if opt.trace:
         notes["trace"] = trace
     sol.stats = SolveStats(backend="gpu", device=device_name(), iterations=iterations,
                            solve_ms=(t_solved - t0) * 1e3, kernel_ms=timer.totals(), pool_bytes=pool.nbytes,
                            peak_device_bytes=peak_bytes, notes=notes)
     return sol
+
+
+class _Profile:
+    """The kernels' profile counters (ANDERSEN_GPU_PROFILE=1), read after each round and zeroed
+    for the next, so that a trace entry holds its round's counts and maxima; the totals sum the
+    counts and keep the largest maxima (a counter is a maximum when its name says ``max``)."""
+
+    def __init__(self, ctl):
+        self.ctl = ctl
+        self.is_max = np.array(["max" in name for name in PROFILE_SLOTS])
+        self.sums = np.zeros(len(PROFILE_SLOTS), np.uint64)
+
+    def _read(self, c: np.ndarray) -> np.ndarray:
+        return c[32:32 + len(PROFILE_SLOTS)].astype(np.uint64)
+
+    def add(self, c: np.ndarray, entry: dict | None) -> None:
+        vals = self._read(c)
+        self.sums = np.where(self.is_max, np.maximum(self.sums, vals), self.sums + vals)
+        if entry is not None:
+            entry["profile"] = {k: int(v) for k, v in zip(PROFILE_SLOTS, vals) if v}
+        fill_bytes(self.ctl[32:32 + len(PROFILE_SLOTS)], 0)
+
+    def totals(self, c: np.ndarray) -> dict[str, int]:
+        vals = self._read(c)   # what ran after the last round
+        out = np.where(self.is_max, np.maximum(self.sums, vals), self.sums + vals)
+        return dict(zip(PROFILE_SLOTS, (int(v) for v in out)))
 
 
 def _original_ids(indices, indptr, inverse):
