@@ -16,8 +16,9 @@
 // expand_elems: those pairs, sorted; for every slot, W* = ∪ of its sids, and the pairs
 //   (rep z << 32 | W*) for z in the element, z ≠ i2p, go to the round's contribution pairs C.
 //
-// One warp per 32 consecutive pairs; it handles the runs that begin among them, each whole.
-// A repeated pair is read once. Kernels give up on CTL_OVF (and publish their memo slots as
+// One warp per `per_warp` (1 to 32) consecutive pairs; it handles the runs that begin among
+// them, each whole, one after another (fewer pairs a warp: fewer runs in a row on one warp when
+// most runs are short). A repeated pair is read once. Kernels give up on CTL_OVF (and publish their memo slots as
 // aborted).
 #include "setstore.cuh"
 
@@ -96,7 +97,7 @@ __device__ bool update_sets(Pool& p, SetStore& s, u32 psid, u32 nsid, u32& np, u
 }
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-union_update(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ P,
+union_update(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const u32* __restrict__ P,
              const SetStore* __restrict__ sd, const Memo* __restrict__ upd_d, u32* Pn, u32* Dn,
              u32* chg, u32* pool_w, u64* ctl, u32 cap) {
     __shared__ u32 heads[WARPS_PER_BLOCK];
@@ -106,18 +107,18 @@ union_update(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ 
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
-    const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    const u64 i = group * 32 + lane;
+    const u64 first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * per_warp;
+    const u64 i = first + lane;
     const u32 key = pair_key(pairs, npairs, i);
     PROF_T0(tw);
-    for (u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
+    for (u32 starts = __ballot_sync(FULL_MASK, lane < per_warp && run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 t = __shfl_sync(FULL_MASK, key, sl);
         if (t == NIL) return;   // padding sorts last
         SidUnion u;
         su_init(u, hd);
         PROF_T0(t0);
-        if (!run_union(p, s, u, pairs, npairs, group * 32 + sl, t)) return;
+        if (!run_union(p, s, u, pairs, npairs, first + sl, t)) return;
         const u32 nsid = su_finish(p, s, u);
         PROF_ADD(ctl, PF_RUN_UNION, t0);
         if (u.n >= 2) PROF_CNT(ctl, PF_N_RUNS, 1);
@@ -153,7 +154,7 @@ union_update(const u64* __restrict__ pairs, u64 npairs, const u32* __restrict__ 
 }
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-store_runs(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict__ sd,
+store_runs(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const SetStore* __restrict__ sd,
            const ElemMemo* __restrict__ table_d, u32 i2p, u64* GE, u64 cap_ge, u32* pool_w, u64* ctl,
            u32 cap) {
     __shared__ u32 heads[WARPS_PER_BLOCK];
@@ -163,18 +164,18 @@ store_runs(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
-    const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    const u64 i = group * 32 + lane;
+    const u64 first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * per_warp;
+    const u64 i = first + lane;
     const u32 key = pair_key(pairs, npairs, i);
     PROF_T0(tw);
-    for (u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
+    for (u32 starts = __ballot_sync(FULL_MASK, lane < per_warp && run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 tsid = __shfl_sync(FULL_MASK, key, sl);
         if (tsid == NIL) return;
         SidUnion u;
         su_init(u, hd);
         PROF_T0(t0);
-        if (!run_union(p, s, u, pairs, npairs, group * 32 + sl, tsid)) return;
+        if (!run_union(p, s, u, pairs, npairs, first + sl, tsid)) return;
         const u32 w = su_finish(p, s, u);
         PROF_ADD(ctl, PF_STORE_UNION, t0);
         if (w == NIL) return;
@@ -209,7 +210,7 @@ store_runs(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict
 // The sorted element grouping pairs of store_runs: for every element slot, W* = ∪ of its sids,
 // then (rep z << 32 | W*) for z in the element, z ≠ i2p, appended to C (count ctl[CTL_C_FILL]).
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-expand_elems(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restrict__ sd,
+expand_elems(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const SetStore* __restrict__ sd,
              const ElemMemo* __restrict__ table_d, const u32* __restrict__ rep, u32 i2p, u64* C, u64 cap_c,
              u32* pool_w, u64* ctl, u32 cap) {
     __shared__ u32 heads[WARPS_PER_BLOCK];
@@ -219,17 +220,17 @@ expand_elems(const u64* __restrict__ pairs, u64 npairs, const SetStore* __restri
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
-    const u64 group = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    const u64 i = group * 32 + lane;
+    const u64 first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * per_warp;
+    const u64 i = first + lane;
     const u32 key = pair_key(pairs, npairs, i);
     PROF_T0(tw);
-    for (u32 starts = __ballot_sync(FULL_MASK, run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
+    for (u32 starts = __ballot_sync(FULL_MASK, lane < per_warp && run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 slot = __shfl_sync(FULL_MASK, key, sl);
         if (slot == NIL) return;
         SidUnion u;
         su_init(u, hd);
-        if (!run_union(p, s, u, pairs, npairs, group * 32 + sl, slot)) return;
+        if (!run_union(p, s, u, pairs, npairs, first + sl, slot)) return;
         const u32 w = su_finish(p, s, u);
         if (w == NIL) return;
         if (w == 0) continue;

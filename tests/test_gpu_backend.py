@@ -108,6 +108,22 @@ def test_random_sets_tiny_tables(cs):
         assert_same(cs)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=120, max_constraints=200, with_i2p=True, with_merges=True))
+def test_random_sets_fewer_pairs_a_warp(cs):
+    # the run kernels (union_update, store_runs, expand_elems) with 1 and 7 pairs a warp: runs
+    # begin in one warp's pairs and end in the next ones'
+    from unittest.mock import patch
+
+    from andersen_gpu.backends.gpu import rounds
+    for k in (1, 7):
+        with patch.object(rounds, "UNION_PER_WARP", k), patch.object(rounds, "STORE_PER_WARP", k), \
+                patch.object(rounds, "EXPAND_PER_WARP", k):
+            assert_same(cs)
+            with cycle_pass_every_round():
+                assert_same(cs)
+
+
 def test_cache_slots_follow_the_claims():
     # a cache keeps its size while its claims fill at most a quarter of it, then takes the least
     # power of two of four times its claims (MIN_CACHE_SLOTS at least), never past its largest

@@ -33,6 +33,7 @@ import cupy
 import numpy as np
 
 from .device import BLOCK, CTL_NCHG, CTL_NSETS, CTL_OVF, CTL_TOP, blocks_for, fill_bytes, module
+from . import rounds
 from .rounds import Counts, Round, _warp_groups
 from .sort import sort_keys
 
@@ -249,8 +250,8 @@ def _union_into(rnd: Round, targets: cupy.ndarray, sids: cupy.ndarray,
     scratch = rnd.chg_next
     while True:
         pool.clear_round()
-        module("runs.cu")("union_update")(_warp_groups(total), (BLOCK,), (
-            pairs, np.uint64(total), base, store.desc, store.update.desc, rnd.Pn, rnd.Dn, scratch,
+        module("runs.cu")("union_update")(_warp_groups(total, rounds.UNION_PER_WARP), (BLOCK,), (
+            pairs, np.uint64(total), np.uint32(rounds.UNION_PER_WARP), base, store.desc, store.update.desc, rnd.Pn, rnd.Dn, scratch,
             *pool.args()))
         c = pool.ctl.get()
         if not c[CTL_OVF]:

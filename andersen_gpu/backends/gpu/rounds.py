@@ -76,9 +76,16 @@ def _room(buf: cupy.ndarray, need: int) -> cupy.ndarray:
     return buf if need <= buf.size else cupy.empty(int(need * GROWTH) + 1024, cupy.uint64)
 
 
-def _warp_groups(npairs: int) -> tuple[int]:
-    """Blocks for one warp per 32 consecutive pairs."""
-    return blocks_for(((npairs + 31) // 32) * 32)
+#: Sorted pairs a warp of union_update, store_runs and expand_elems reads (1 to 32; kernels_cu/runs.cu):
+#: it handles the runs that begin among them one after another.
+UNION_PER_WARP = 32
+STORE_PER_WARP = 32
+EXPAND_PER_WARP = 32
+
+
+def _warp_groups(npairs: int, per_warp: int) -> tuple[int]:
+    """Blocks for one warp per ``per_warp`` consecutive pairs."""
+    return blocks_for(((npairs + per_warp - 1) // per_warp) * 32)
 
 
 class Round:
@@ -156,8 +163,8 @@ class Round:
             self.table.clear()
             t.run("sort", sort_keys, G[:bound_g])
             # GE: (element slot, W) for every element of every store pointer set T
-            t.run("stores", module("runs.cu")("store_runs"), _warp_groups(bound_g), (BLOCK,), (
-                G, np.uint64(bound_g), store.desc, self.table.desc, np.uint32(g.i2p), self.GE,
+            t.run("stores", module("runs.cu")("store_runs"), _warp_groups(bound_g, STORE_PER_WARP), (BLOCK,), (
+                G, np.uint64(bound_g), np.uint32(STORE_PER_WARP), store.desc, self.table.desc, np.uint32(g.i2p), self.GE,
                 np.uint64(self.GE.size), *pool.args()))
 
     def launch_second(self, counts: Counts, c: np.ndarray) -> None:
@@ -178,14 +185,14 @@ class Round:
             GE = self.GE[:n_ge]
             t.run("sort", sort_keys, GE)
             # C: the stores' pairs, one expansion per distinct element
-            t.run("stores", f_runs("expand_elems"), _warp_groups(n_ge), (BLOCK,), (
-                GE, np.uint64(n_ge), store.desc, self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total),
+            t.run("stores", f_runs("expand_elems"), _warp_groups(n_ge, EXPAND_PER_WARP), (BLOCK,), (
+                GE, np.uint64(n_ge), np.uint32(EXPAND_PER_WARP), store.desc, self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total),
                 *pool.args()))
         if total:
             t.run("sort", sort_keys, C[:total])
             # Pn, Dn, chg_next: the targets whose set grew
-            t.run("union", f_runs("union_update"), _warp_groups(total), (BLOCK,), (
-                C, np.uint64(total), self.P, store.desc, store.update.desc, self.Pn, self.Dn,
+            t.run("union", f_runs("union_update"), _warp_groups(total, UNION_PER_WARP), (BLOCK,), (
+                C, np.uint64(total), np.uint32(UNION_PER_WARP), self.P, store.desc, store.update.desc, self.Pn, self.Dn,
                 self.chg_next, *pool.args()))
         self.commit(counts.nchg)
 
