@@ -77,10 +77,10 @@ def _room(buf: cupy.ndarray, need: int) -> cupy.ndarray:
 
 
 #: Sorted pairs a warp of union_update, store_runs and expand_elems reads (1 to 32; kernels_cu/runs.cu):
-#: it handles the runs that begin among them one after another.
-UNION_PER_WARP = 32
-STORE_PER_WARP = 32
-EXPAND_PER_WARP = 32
+#: it handles the runs that begin among them one after another (bench/results/h100-5233423/).
+UNION_PER_WARP = 8
+STORE_PER_WARP = 8
+EXPAND_PER_WARP = 8
 
 
 def _warp_groups(npairs: int, per_warp: int) -> tuple[int]:
