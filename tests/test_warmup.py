@@ -253,6 +253,10 @@ NOT_RUN_BY_THE_WARM_UP = {
     ("sets.py", "nbytes"): "host arithmetic for the stats",
     ("sets.py", "slots"): "a cache's size, on the host",
     ("solver.py", "_pointee_order"): "runs in the order thread (not traced here): numba, the host side's warm-up",
+    ("solver.py", "__init__"): "_Profile, only with ANDERSEN_GPU_PROFILE=1 (a diagnostic build): host arrays",
+    ("solver.py", "_read"): "_Profile: a slice of the control block already on the host",
+    ("solver.py", "add"): "_Profile: NumPy on the host and one memset (no kernel to compile)",
+    ("solver.py", "totals"): "_Profile: NumPy on the host",
     ("timing.py", "_event"): "CUDA events, with timing=True: no kernel",
 }
 
