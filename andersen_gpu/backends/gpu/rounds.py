@@ -33,7 +33,7 @@ from .device import (BLOCK, CTL_C_FILL, CTL_EXPAND_BOUND, CTL_G_FILL, CTL_GE_FIL
 from .graph import DeviceGraph
 from .pool import ElementPool
 from . import sets
-from .sets import ElemMemo, SetStore, cache_slots, pow2_at_least, start_slots
+from .sets import ElemMemo, SetStore, grown, pow2_at_least, start_slots
 from .sort import sort_keys
 
 #: Buffers grow to this many times what was asked for (the next rounds tend to ask for more).
@@ -219,9 +219,7 @@ class Round:
         (:meth:`.sets.SetStore.fit`), and the stores' element table, made larger for the next
         rounds when this round's claims passed 1/CACHE_LOAD of its slots."""
         self.store.fit(c)
-        slots = cache_slots(int(c[CTL_TABLE_CLAIMS]), self.table.slots, max(self.table_largest, self.table.slots))
-        if slots > self.table.slots:
-            self.table = ElemMemo.make(slots, CTL_TABLE_CLAIMS)
+        self.table = grown(self.table, int(c[CTL_TABLE_CLAIMS]), self.table_largest) or self.table
 
     def release_buffers(self) -> None:
         """Drop the pair buffers (between rounds they hold nothing the next round reads; it

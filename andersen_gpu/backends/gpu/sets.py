@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import cupy
 import numpy as np
 
-from .device import (BLOCK, CTL_ELEM_CLAIMS, CTL_IMAGE_CLAIMS, CTL_NSETS, CTL_OVF, CTL_SHIFT_CLAIMS, CTL_TOP,
-                     CTL_UPDATE_CLAIMS, descriptor, fill_bytes, module, persistent_grid)
+from .device import (BLOCK, CTL_ELEM_CLAIMS, CTL_IMAGE_CLAIMS, CTL_NSETS, CTL_OVF, CTL_ROUND_FIRST,
+                     CTL_SHIFT_CLAIMS, CTL_TOP, CTL_UPDATE_CLAIMS, descriptor, fill_bytes, module, persistent_grid)
 from .pool import ELEM_BYTES, ELEM_WORDS, ElementPool
 
 #: Cache sizes (slots of 16 bytes) are powers of two in [MIN_CACHE_SLOTS, MAX_CACHE_SLOTS].
@@ -60,6 +60,14 @@ def cache_slots(claims: int, slots: int, largest: int) -> int:
     if claims <= slots // CACHE_LOAD:
         return slots
     return max(slots, min(largest, pow2_at_least(CACHE_LOAD * claims, MIN_CACHE_SLOTS)))
+
+
+def grown(m, claims: int, largest: int):
+    """A new, empty cache of ``m``'s class and claims slot, larger than ``m`` as :func:`cache_slots`
+    says after ``claims`` claims (``largest``: its largest size, or ``m``'s size where that is
+    larger already), or None when ``m`` keeps its size."""
+    slots = cache_slots(claims, m.slots, max(largest, m.slots))
+    return type(m).make(slots, m.claims) if slots > m.slots else None
 
 
 def start_slots(largest: int) -> int:
@@ -154,14 +162,14 @@ class SetStore:
         self.nbits[0] = 0
         self.hash[0] = 0
         pool.ctl[CTL_NSETS] = 1
-        # name -> (the largest size, the control-block slot of its claims, the class)
-        self.caches = {name: (min(MAX_CACHE_SLOTS, pow2_at_least(k, MIN_CACHE_SLOTS)), claims, kind)
-                       for name, k, claims, kind in (("update", update_slots, CTL_UPDATE_CLAIMS, Memo),
-                                                     ("shift", shift_slots, CTL_SHIFT_CLAIMS, Memo),
-                                                     ("image", image_slots, CTL_IMAGE_CLAIMS, Memo),
-                                                     ("elements", 2 * image_slots, CTL_ELEM_CLAIMS, ElemMemo))}
-        for name, (largest, claims, kind) in self.caches.items():
-            setattr(self, name, kind.make(start_slots(largest), claims))
+        # name -> the largest size of that cache
+        self.largest = {}
+        for name, k, claims, kind in (("update", update_slots, CTL_UPDATE_CLAIMS, Memo),
+                                      ("shift", shift_slots, CTL_SHIFT_CLAIMS, Memo),
+                                      ("image", image_slots, CTL_IMAGE_CLAIMS, Memo),
+                                      ("elements", 2 * image_slots, CTL_ELEM_CLAIMS, ElemMemo)):
+            self.largest[name] = min(MAX_CACHE_SLOTS, pow2_at_least(k, MIN_CACHE_SLOTS))
+            setattr(self, name, kind.make(start_slots(self.largest[name]), claims))
 
     def _alloc(self, cap: int) -> None:
         self.cap = int(cap)
@@ -194,18 +202,19 @@ class SetStore:
         its largest is cleared."""
         if int(c[CTL_NSETS]) > self.cap // 2:
             self.grow(int(c[CTL_NSETS]))
-        for name, (largest, claims, kind) in self.caches.items():
-            m, n = getattr(self, name), int(c[claims])
+        for name, largest in self.largest.items():
+            m = getattr(self, name)
+            n = int(c[m.claims])
             if n <= m.slots // CACHE_LOAD:
                 continue
-            persistent = name in ("update", "shift")
-            slots = cache_slots(n, m.slots, largest)
-            if slots > m.slots:
-                setattr(self, name, kind.make(slots, claims))
-            elif persistent:
-                m.clear()
+            new = grown(m, n, largest)
+            if new is not None:
+                setattr(self, name, new)
+            persistent = m.claims < CTL_ROUND_FIRST   # its claims are not zeroed with each round's
             if persistent:
-                self.pool.ctl[claims] = 0
+                if new is None:
+                    m.clear()
+                self.pool.ctl[m.claims] = 0
 
     def make_room(self, c: np.ndarray) -> None:
         """After a kernel that interns sets raised CTL_OVF (control block ``c``): grow the pool
