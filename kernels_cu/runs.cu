@@ -16,10 +16,10 @@
 // expand_elems: those pairs, sorted; for every slot, W* = ∪ of its sids, and the pairs
 //   (rep z << 32 | W*) for z in the element, z ≠ i2p, go to the round's contribution pairs C.
 //
-// One warp per `per_warp` (1 to 32) consecutive pairs; it handles the runs that begin among
-// them, each whole, one after another (fewer pairs a warp: fewer runs in a row on one warp when
-// most runs are short). A repeated pair is read once. Kernels give up on CTL_OVF (and publish their memo slots as
-// aborted).
+// One warp per `per_warp` (1 to 32) consecutive pairs (warp_runs); it handles the runs that begin
+// among them, each whole, one after another (fewer pairs a warp: fewer runs in a row on one warp
+// when most runs are short). A repeated pair is read once. Kernels give up on CTL_OVF (and
+// publish their memo slots as aborted).
 #include "setstore.cuh"
 
 // Feed the sids of the run of `key` beginning at pair `run` into u; false when the pool is full.
@@ -43,6 +43,17 @@ __device__ bool run_union(Pool& p, SetStore& s, SidUnion& u, const u64* __restri
         }
         if (vmask != FULL_MASK) return true;
     }
+}
+
+// This warp's `per_warp` pairs: the first's index (`first`), this lane's pair's key (`key`, NIL past
+// the pairs), and a bit per lane whose pair begins a run (the runs the warp handles).
+__device__ __forceinline__ u32 warp_runs(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, u64& first,
+                                         u32& key) {
+    const u32 lane = lane_id();
+    first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * per_warp;
+    const u64 i = first + lane;
+    key = pair_key(pairs, npairs, i);
+    return __ballot_sync(FULL_MASK, lane < per_warp && run_begins(pairs, npairs, i));
 }
 
 // In sealed set (start, n), from index j on: the first index whose base is >= `base` (n when
@@ -107,11 +118,10 @@ union_update(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const u32*
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
-    const u64 first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * per_warp;
-    const u64 i = first + lane;
-    const u32 key = pair_key(pairs, npairs, i);
+    u64 first;
+    u32 key;
     PROF_T0(tw);
-    for (u32 starts = __ballot_sync(FULL_MASK, lane < per_warp && run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
+    for (u32 starts = warp_runs(pairs, npairs, per_warp, first, key); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 t = __shfl_sync(FULL_MASK, key, sl);
         if (t == NIL) return;   // padding sorts last
@@ -164,11 +174,10 @@ store_runs(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const SetSto
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
-    const u64 first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * per_warp;
-    const u64 i = first + lane;
-    const u32 key = pair_key(pairs, npairs, i);
+    u64 first;
+    u32 key;
     PROF_T0(tw);
-    for (u32 starts = __ballot_sync(FULL_MASK, lane < per_warp && run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
+    for (u32 starts = warp_runs(pairs, npairs, per_warp, first, key); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 tsid = __shfl_sync(FULL_MASK, key, sl);
         if (tsid == NIL) return;
@@ -220,11 +229,10 @@ expand_elems(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const SetS
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
-    const u64 first = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32 * per_warp;
-    const u64 i = first + lane;
-    const u32 key = pair_key(pairs, npairs, i);
+    u64 first;
+    u32 key;
     PROF_T0(tw);
-    for (u32 starts = __ballot_sync(FULL_MASK, lane < per_warp && run_begins(pairs, npairs, i)); starts; starts &= starts - 1) {
+    for (u32 starts = warp_runs(pairs, npairs, per_warp, first, key); starts; starts &= starts - 1) {
         const int sl = __ffs(starts) - 1;
         const u32 slot = __shfl_sync(FULL_MASK, key, sl);
         if (slot == NIL) return;
