@@ -80,6 +80,9 @@ def test_collapse_objects_merges_slots_and_points_into_the_object():
     assert out.addr_src.tolist() == [2, 6]
     assert collapse_objects(cs, [5, 6]).field_insensitive.tolist() == [5]
     assert collapse_objects(cs, []) is cs
+    # any order, repeats, and ids that are no object of more than one slot (0, 4, 6)
+    assert collapse_objects(cs, [6, 3, 5, 0, 3, 2, 4, 5]).field_insensitive.tolist() == [2, 5]
+    assert collapse_objects(cs, [4, 0, 6]) is cs
 
 
 def test_collapse_objects_joins_existing_merges():

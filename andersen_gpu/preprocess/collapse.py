@@ -106,6 +106,11 @@ def walk_geps(cs: ConstraintSet) -> tuple[ConstraintSet, int, int]:
     one = np.flatnonzero(cs.gep_offset == 1)
     if not one.size:
         return cs, 0, 0
+    # a walk of two steps or more needs z and z + 1 both of gep bound 2 or more (walk_size): none at
+    # object level, where every object is one slot
+    step = cs.gep_bound() >= 2
+    if not np.any(step[:-1] & step[1:]):
+        return cs, 0, 0
     p, x = cs.gep_src[one], cs.gep_dst[one]
     cyc = p == x
     back = ~cyc

@@ -32,6 +32,7 @@ from numba import njit
 from constraints.model import ConstraintSet, NodeKind
 
 from .hvn import _row_ptr, _scatter
+from .rewrite import _derived
 from .scc import scc_labels
 
 
@@ -114,14 +115,26 @@ def _collapsible(cs: ConstraintSet, objects) -> np.ndarray:
     """int64[k], ascending: the objects of ``objects`` that have slots to merge: memory objects (not
     functions, whose slots are a call's parameter cells) of more than one slot, each outside the
     slots of the others (of nested ones, the outermost)."""
-    objs = np.unique(np.asarray(objects, np.int64))
-    objs = objs[(cs.obj_size[objs] > 1) & (cs.kind[objs] == NodeKind.OBJECT)]
-    keep, end = [], -1
-    for o, size in zip(objs.tolist(), cs.obj_size[objs].tolist()):
-        if o >= end:
-            keep.append(o)
-            end = o + size
-    return np.asarray(keep, np.int64)
+    return _outermost(np.asarray(objects, np.int64), cs.obj_size, cs.kind, np.int8(NodeKind.OBJECT))
+
+
+@njit(cache=True, nogil=True)
+def _outermost(objects, obj_size, kind, object_kind):
+    """:func:`_collapsible` on ``objects`` (int64 node ids, any order, repeats allowed): in
+    ascending order, those of kind ``object_kind`` and more than one slot that start past the span
+    of the last one kept."""
+    n = len(obj_size)
+    listed = np.zeros(n, np.bool_)
+    for o in objects:
+        listed[o] = True
+    keep = np.empty(min(len(objects), n), np.int64)
+    k, end = 0, -1
+    for o in range(n):
+        if listed[o] and obj_size[o] > 1 and kind[o] == object_kind and o >= end:
+            keep[k] = o
+            k += 1
+            end = o + obj_size[o]
+    return keep[:k]
 
 
 def _slot_owner(cs: ConstraintSet, objs: np.ndarray) -> np.ndarray:
@@ -301,4 +314,5 @@ def collapse_reached(cs: ConstraintSet, solve) -> tuple[ConstraintSet, ObjectsSt
         stats.slots = int(cs.obj_size[objs].sum())
         out = collapse_objects(cs, objs)
     stats.host_ms = (time.perf_counter() - t0) * 1e3 - stats.presolve_ms
-    return out.replace(collapse_cycles=False), stats
+    # only the flag changes: the columns are those validated already
+    return _derived(out, collapse_cycles=False), stats
