@@ -15,7 +15,7 @@ REPO="$(cd "$HERE/../.." && pwd)"
 E2E="$REPO/bench/annotate_e2e"
 W="$(mkdir -p "${1:-/tmp/soundness-run}" && cd "${1:-/tmp/soundness-run}" && pwd)"
 shift || true
-ALL="bash bzip2 cppcheck curl gawk git gzip lua5.4 make-dfsg memcached nginx ninja-build perl python3.11 rsync sqlite3 tmux vim"
+ALL="bash bzip2 cppcheck curl gawk git gzip jq lua5.4 make-dfsg memcached nginx ninja-build perl python3.11 rsync sqlite3 tmux vim zstd"
 PROGRAMS="${*:-$ALL}"
 status=0
 
@@ -65,6 +65,14 @@ workload() {  # workload P: run $W/P/program (as $B) on P's workload, from $W/P-
             "$B" log -p --format='%H %an' | md5sum && echo q >> a.txt && "$B" stash -q && "$B" stash pop -q &&
             "$B" diff | head -5 && "$B" archive HEAD | tar t ;;
     gzip) seq 1 200000 > nums && "$B" -c nums > nums.gz && "$B" -dc nums.gz | cmp - nums && "$B" -l nums.gz && "$B" -t nums.gz ;;
+    jq)
+        printf '{"a":[1,2,{"b":"x"}],"s":"hello world","n":null}\n{"a":[],"s":"abc"}\n' > in.json
+        seq 1 2000 | "$B" -s 'map(. * 2) | add' && "$B" -c '.a | length' in.json && "$B" -r '.s | test("o w")' in.json &&
+            "$B" -c '[.s | match("[a-z]+"; "g") | .string]' in.json && "$B" -c 'to_entries | map(select(.value != null)) | from_entries' in.json &&
+            "$B" -r '[.a[]? | numbers] | @csv' in.json && "$B" -nc '[range(10)] | group_by(. % 3)' && "$B" -c '[paths]' in.json &&
+            "$B" -n '"a,b,c" | split(",") | join("-")' && "$B" --arg x 5 -n '$x | tonumber + 1' && "$B" -sc 'sort_by(.s)' in.json &&
+            "$B" -n 'def f: if . > 1 then . * (. - 1 | f) else 1 end; 10 | f' && "$B" -c 'with_entries(.key |= ascii_upcase)' in.json &&
+            "$B" -r '.s | @base64 | @base64d' in.json && "$B" -n '[limit(5; repeat(1))] | add' && "$B" -c 'tostream' in.json | head -4 ;;
     lua5.4) "$B" "$E2E/work.lua" ;;
     make-dfsg) cp "$HERE/workloads/Makefile" . && touch a.in b.in && "$B" -j2 all && "$B" -p > /dev/null ;;
     memcached)   # on 127.0.0.1 only; `shutdown` (allowed by -A) makes it return from main
@@ -104,6 +112,10 @@ workload() {  # workload P: run $W/P/program (as $B) on P's workload, from $W/P-
             "${T[@]}" rename-window -t s1 w && "${T[@]}" new-window -t s1 && "${T[@]}" list-windows -t s1 &&
             "${T[@]}" set -g status-left x && "${T[@]}" show -g status-left && "${T[@]}" kill-server ;;
     vim) "$B" -u NONE -i NONE -N -es -S "$HERE/workloads/work.vim" && cat vim.out ;;
+    zstd)
+        seq 1 200000 > nums && "$B" -q -c nums > nums.zst && "$B" -dq -c nums.zst | cmp - nums && "$B" -lv nums.zst &&
+            "$B" -q -19 -c nums > n19.zst && "$B" -tq n19.zst && "$B" -q --long=24 -c nums | "$B" -dq --long=24 | cmp - nums &&
+            seq 1 300 | "$B" -q -c --no-check | "$B" -dq | tail -1 ;;
     *) echo "no workload for $p"; return 1 ;;
     esac
 }
