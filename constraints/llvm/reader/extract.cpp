@@ -771,10 +771,69 @@ private:
 
   // ---- layout
   std::pair<long, bool> gepPlan(Type *ty, ArrayRef<IntKey> idx);
-  int gepNode(Type *ty, int base, ArrayRef<IntKey> idx, const std::string &name) {
+  int gepNode(Type *ty, int base, ArrayRef<IntKey> idx, const std::string &name, const Value *baseV = nullptr) {
     auto [off, sm] = gepPlan(ty, idx);
+    if (!sm && baseV != nullptr && !idx.empty() && idx[0].isZero()) {
+      auto [lo, hi] = viewSlots(ty, off, knownType(baseV));
+      if (lo < hi)
+        return slotsNode(base, lo, hi, name);
+      off = lo;
+    }
     int node = B.offset(base, off, name);
     return sm ? B.smear(node, name + ".any") : node;
+  }
+  // A node holding base + k for every k of [lo, hi] (viewSlots).
+  int slotsNode(int base, long lo, long hi, const std::string &name) {
+    int t = B.node(name);
+    for (long k = lo; k <= hi; ++k)
+      if (k == 0)
+        B.copy(t, base);
+      else
+        B.gep(t, base, k);
+    return t;
+  }
+  // The type of the object baseV points to the start of, where the front end knows it: an alloca's,
+  // an allocation call's by its uses (heapUse), a global's; else nullptr.
+  Type *knownType(const Value *baseV) {
+    Type *known = nullptr;
+    if (isLocal(baseV))
+      known = allocaType.lookup(baseV);
+    if (auto used = heapUse.find(baseV); known == nullptr && used != heapUse.end())
+      known = used->second.type;
+    else if (auto *gv = dyn_cast<GlobalVariable>(baseV))
+      known = gv->getValueType();
+    return known;
+  }
+  static bool isLiteralStruct(Type *t) {
+    auto *st = dyn_cast<StructType>(t);
+    return st != nullptr && st->isLiteral();
+  }
+  // The slots [lo, hi] of memory of type `known` (nullptr: not known) that slot `slot` of type `view`
+  // may be. Where the two types differ and one is a literal struct, the slot at the same byte offset:
+  // clang passes and returns a small struct in registers through a literal view of it ({ i64, ptr }
+  // for struct jv { char kind, pad; short off; int size; union { void *p; } u; }), stored, loaded and
+  // indexed on the struct's own memory, where slot 1 of the view is slot 4 of the struct. On memory of
+  // unknown type, any slot the view's slot can be: each field of the view before it covers one slot
+  // if it is a pointer and up to its bytes otherwise ({ i64, ptr }: slot 1 is slot 1 to 8). Else
+  // (the same type, two named types, an offset inside no slot of `known`): [slot, slot].
+  std::pair<long, long> viewSlots(Type *view, long slot, Type *known) {
+    if (known == view || !(isLiteralStruct(view) || (known != nullptr && isLiteralStruct(known))))
+      return {slot, slot};
+    std::vector<long> offs;
+    T.slotOffsets(view, 0, offs);
+    if (slot < 0 || slot >= (long)offs.size())
+      return {slot, slot};
+    if (known != nullptr) {
+      long k = T.byteToSlot(known, offs[slot]);
+      return k >= 0 ? std::pair<long, long>{k, k} : std::pair<long, long>{slot, slot};
+    }
+    std::vector<int> ptrs;
+    T.ptrSlots(view, 0, ptrs);
+    long hi = slot;
+    for (long j = 0; j < slot; ++j)
+      if (std::find(ptrs.begin(), ptrs.end(), (int)j) == ptrs.end())
+        hi += std::max(0L, offs[j + 1] - offs[j] - 1);
+    return {slot, hi};
   }
   int window(long nbytes);
   int namedWindow(long nbytes);
@@ -2231,8 +2290,12 @@ void Extractor::iLoad(const LoadInst &I) {
   std::vector<int> slots;
   T.ptrSlots(ty, 0, slots);
   std::string name = fn->name + ":%" + localName(&I);
-  for (int k : slots)
-    B.load(dst, B.offset(src, k, name + ".slot" + std::to_string(k)));
+  Type *known = knownType(p);
+  for (int k : slots) {
+    auto [lo, hi] = viewSlots(ty, k, known);
+    for (long j = lo; j <= hi; ++j)
+      B.load(dst, B.offset(src, j, name + ".slot" + std::to_string(j)));
+  }
 }
 
 // A store: with one-word operands the address's node comes first, else the value's
@@ -2272,8 +2335,12 @@ void Extractor::iStore(const StoreInst &I) {
   }
   std::vector<int> slots;
   T.ptrSlots(ty, 0, slots);
-  for (int k : slots)
-    B.store(B.offset(dst, k, fn->name + ".store.slot" + std::to_string(k)), val);
+  Type *known = knownType(p);
+  for (int k : slots) {
+    auto [lo, hi] = viewSlots(ty, k, known);
+    for (long j = lo; j <= hi; ++j)
+      B.store(B.offset(dst, j, fn->name + ".store.slot" + std::to_string(j)), val);
+  }
 }
 
 // A getelementptr
@@ -2459,14 +2526,16 @@ void Extractor::iGep(const GetElementPtrInst &I) {
     auto [off, sm] = gepPlan(st, idx);
     int base = nodeOf(baseV);
     int dst = local(&I);
+    if (!sm && !idx.empty() && idx[0].isZero()) {  // a literal struct's view of the object (viewSlots)
+      auto [lo, hi] = viewSlots(st, off, knownType(baseV));
+      if (lo < hi) {
+        B.copy(dst, slotsNode(base, lo, hi, gepName() + ".gep"));
+        return;
+      }
+      off = lo;
+    }
     if (sm && st->isIntegerTy(8)) {  // a byte offset into an object whose type is known
-      Type *known = nullptr;
-      if (isLocal(baseV))
-        known = allocaType.lookup(baseV);
-      if (auto used = heapUse.find(baseV); known == nullptr && used != heapUse.end())
-        known = used->second.type;
-      else if (auto *gv = dyn_cast<GlobalVariable>(baseV))
-        known = gv->getValueType();
+      Type *known = knownType(baseV);
       if (known != nullptr && idx.size() == 1 && idx[0].isConst) {
         long slot = byteSlot(known, idx[0]);
         if (slot >= 0)
@@ -2484,7 +2553,7 @@ void Extractor::iGep(const GetElementPtrInst &I) {
   int base = nodeOf(baseV);
   if (base < 0)
     return;
-  int node = gepNode(st, base, idx, gepName() + ".gep");
+  int node = gepNode(st, base, idx, gepName() + ".gep", baseV);
   B.copy(local(&I), node);
 }
 
