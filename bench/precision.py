@@ -62,7 +62,7 @@ KEPT = "<!-- written by hand: kept by bench/precision.py -->"
 # names the extractors give their temporaries: F:%X followed by one of these
 _TEMP = re.compile(r"\.(?:gep|any|slot\d+|icall|int|asptr|va_area|va_list|va_args|given|deref|deref_any|elem|into"
                    r"|out|fields|text|advanced|copy\d+|src\d+|dst\d+|callback|static|va_copy|va_src|va_dst|new|move\d+"
-                   r"|ret|arg\d+|unknown|returned|model|field\d+|fieldaddr\d+)(?:[.+].*)?$")
+                   r"|ret|arg\d+|unknown|returned|model|field\d+|fieldaddr\d+|reach)(?:[.+].*)?$")
 
 
 def named_pointers(names, kinds) -> list[int]:

@@ -411,3 +411,15 @@ def test_a_set_to_collapse_is_collapsed_once_per_backend_and_timed(tmp_path):
     assert by["cpu"]["objects_iterations"] >= 1 and "objects_host_ms" not in by["reference"]
     assert by["cpu"]["collapsed_objects"] == 1 and by["cpu"]["final_edges"] == 6
     assert by["reference"]["digest"] == by["cpu"]["digest"]
+
+
+def test_precision_counts_llvm_values_not_the_extractors_temporaries():
+    """named_pointers keeps F:%X and @G value nodes; the extractor's temporaries (a suffix from its
+    list, among them the nodes of what unknown code may call back, F:%X.reach.paramK), objects and
+    nodes without a % are left out."""
+    from bench import precision
+
+    names = ["f:%p", "@g", "f:%call.reach", "f:%call.reach.param4", "f:%call.reach.returned", "f:%q.gep",
+             "f:%r.slot3", "*f:%buf", "f:call.g", "@h.model.arg0", "f:%reached"]
+    kinds = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
+    assert [names[i] for i in precision.named_pointers(names, kinds)] == ["f:%p", "@g", "f:%reached"]
