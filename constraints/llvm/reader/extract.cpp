@@ -773,14 +773,19 @@ private:
   std::pair<long, bool> gepPlan(Type *ty, ArrayRef<IntKey> idx);
   int gepNode(Type *ty, int base, ArrayRef<IntKey> idx, const std::string &name, const Value *baseV = nullptr) {
     auto [off, sm] = gepPlan(ty, idx);
-    if (!sm && baseV != nullptr && !idx.empty() && idx[0].isZero()) {
-      auto [lo, hi] = viewSlots(ty, off, knownType(baseV));
-      if (lo < hi)
-        return slotsNode(base, lo, hi, name);
-      off = lo;
-    }
-    int node = B.offset(base, off, name);
+    auto [lo, hi] = gepSlots(ty, off, sm, idx, baseV);
+    if (lo < hi)
+      return slotsNode(base, lo, hi, name);
+    int node = B.offset(base, lo, name);
     return sm ? B.smear(node, name + ".any") : node;
+  }
+  // The slots [lo, hi] a gep of type `ty` on baseV lands on, gepPlan having placed it at `off`
+  // (`sm`: smeared): a view of baseV's memory (viewSlots) where it indexes from baseV itself (first
+  // index 0) at a known place; else [off, off].
+  std::pair<long, long> gepSlots(Type *ty, long off, bool sm, ArrayRef<IntKey> idx, const Value *baseV) {
+    if (sm || baseV == nullptr || idx.empty() || !idx[0].isZero())
+      return {off, off};
+    return viewSlots(ty, off, knownType(baseV));
   }
   // A node holding base + k for every k of [lo, hi] (viewSlots).
   int slotsNode(int base, long lo, long hi, const std::string &name) {
@@ -2526,14 +2531,12 @@ void Extractor::iGep(const GetElementPtrInst &I) {
     auto [off, sm] = gepPlan(st, idx);
     int base = nodeOf(baseV);
     int dst = local(&I);
-    if (!sm && !idx.empty() && idx[0].isZero()) {  // a literal struct's view of the object (viewSlots)
-      auto [lo, hi] = viewSlots(st, off, knownType(baseV));
-      if (lo < hi) {
-        B.copy(dst, slotsNode(base, lo, hi, gepName() + ".gep"));
-        return;
-      }
-      off = lo;
+    auto [lo, hi] = gepSlots(st, off, sm, idx, baseV);  // a literal struct's view of the object
+    if (lo < hi) {
+      B.copy(dst, slotsNode(base, lo, hi, gepName() + ".gep"));
+      return;
     }
+    off = lo;
     if (sm && st->isIntegerTy(8)) {  // a byte offset into an object whose type is known
       Type *known = knownType(baseV);
       if (known != nullptr && idx.size() == 1 && idx[0].isConst) {
