@@ -385,14 +385,14 @@ class ConstraintSet:
         for name, value in state.items():
             object.__setattr__(self, name, value)
 
-    def walk_size(self) -> np.ndarray:
+    def walk_size(self, gep_bound: np.ndarray | None = None) -> np.ndarray:
         """int32[n_nodes]: the walk bound, ``reach(z) + 1`` (``0`` where ``obj_size[z] == 0``), of
-        the gep bound (:meth:`gep_bound`).
+        the gep bound (:meth:`gep_bound`; pass it where the caller has it already).
 
         A walk ``x = y +w d`` adds ``z + d`` exactly when ``d < walk_size()[z]``, as a gep
         of offset ``o`` adds ``z + o`` when ``o < gep_bound()[z]`` (see the module docstring).
         """
-        return _walk_size(self.gep_bound())
+        return _walk_size(self.gep_bound() if gep_bound is None else gep_bound)
 
     def gep_bound(self) -> np.ndarray:
         """int32[n_nodes]: a gep of offset ``o`` adds ``z + o`` when ``o < gep_bound()[z]``:

@@ -108,7 +108,8 @@ def walk_geps(cs: ConstraintSet) -> tuple[ConstraintSet, int, int]:
         return cs, 0, 0
     # a walk of two steps or more needs z and z + 1 both of gep bound 2 or more (walk_size): none at
     # object level, where every object is one slot
-    step = cs.gep_bound() >= 2
+    bound = cs.gep_bound()
+    step = bound >= 2
     if not np.any(step[:-1] & step[1:]):
         return cs, 0, 0
     p, x = cs.gep_src[one], cs.gep_dst[one]
@@ -126,7 +127,7 @@ def walk_geps(cs: ConstraintSet) -> tuple[ConstraintSet, int, int]:
     ptrs = np.unique(p[cyc])
     if not ptrs.size:
         return cs, 0, 0
-    longest = int(cs.walk_size().max()) - 1
+    longest = int(cs.walk_size(bound).max()) - 1
     if longest < 2:
         return cs, 0, 0
     steps = 1 << np.arange(int(longest).bit_length(), dtype=np.int32)
