@@ -16,7 +16,8 @@ For every corpus program (``.corpus/P/P.bc``; default: every one there) it extra
 * ``empty_named``: named pointers with an empty set;
 * with ``--baseline DIR`` (a directory written by ``--save-baseline``, typically with ``--code``
   naming a checkout of an older front end): ``lost_pointers``, the named pointers present in both
-  whose set lost an object (objects matched by name), and a sample of them with the lost objects;
+  whose set lost an object (pointers and objects matched by name, a name several nodes
+  share by its rank among them: :func:`node_keys`), and a sample of them with the lost objects;
   ``lost_other_pointers`` / ``lost_other_objects`` count only the lost objects that were not in the
   baseline's ``<ptrtoint>`` set (objects whose address the program never turned into an integer,
   so that no rule about integers explains their loss); the sample lists those first;
@@ -87,6 +88,23 @@ def named_pointers(names, kinds) -> list[int]:
     return out
 
 
+def node_keys(names) -> list[str]:
+    """Each node's name, made unique: a name that several nodes share (two allocations of one model
+    in one function, ``*F:callee().into``; a C++ function's locals of the same name) gets ``#k``,
+    its rank among the nodes of that name by id. Two runs of one front end on one program give a
+    node the same key, which is how :func:`_compare` matches pointers and objects."""
+    seen: Counter = Counter(names)
+    rank: Counter = Counter()
+    out = []
+    for x in names:
+        if seen[x] > 1:
+            out.append(f"{x}#{rank[x]}")
+            rank[x] += 1
+        else:
+            out.append(x)
+    return out
+
+
 def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: bool = False,
             keep_cycle_fields: bool = False) -> dict:
     """Extract and solve one program; the row (and the lost-object sample) as a dict
@@ -118,25 +136,14 @@ def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: boo
            "avg_set_objects": round(float(sizes.mean()), 2) if len(sizes) else 0.0,
            "final_facts": int(np.diff(sol.set_indptr)[node_set].sum()),
            "empty_named": int((sizes == 0).sum()), "extract_s": round(t1 - t0, 1), "solve_s": round(t2 - t1, 1)}
+    keys = node_keys(names)
     if save is not None:
-        # object-level sets over object names, one per distinct set, and each pointer's set
-        objs = sorted({int(o) for a in obj_sets.values() for o in a.tolist()})
-        oid = {o: k for k, o in enumerate(objs)}
-        order = sorted(obj_sets)
-        sid = {s: k for k, s in enumerate(order)}
-        indptr = np.zeros(len(order) + 1, np.int64)
-        indptr[1:] = np.cumsum([len(obj_sets[s]) for s in order])
-        indices = np.concatenate([np.array([oid[o] for o in obj_sets[s].tolist()], np.int32) for s in order]) \
-            if order else np.zeros(0, np.int32)
         esc = [i for i, x in enumerate(names) if x == "<ptrtoint>"]
-        esc_objs = sorted({names[int(o)] for o in np.unique(base[sol.points_to(esc[0])])}) if esc else []
-        np.savez_compressed(save, ptr_names=np.array([names[i] for i in ptrs.tolist()]),
-                            escaped_objs=np.array(esc_objs, dtype=str),
-                            ptr_set=np.array([sid[s] for s in sets_of.tolist()], np.int32),
-                            obj_names=np.array([names[o] for o in objs]), set_indptr=indptr, set_indices=indices)
+        escaped = np.unique(base[sol.points_to(esc[0])]) if esc else np.zeros(0, np.int64)
+        np.savez_compressed(save, **_baseline(keys, ptrs, sets_of, obj_sets, escaped))
     if baseline is not None and baseline.is_file():
-        row.update(_compare(np.load(baseline), names, ptrs, sets_of, obj_sets, _folded(cs)))
-        ids = {x: i for i, x in enumerate(names)}
+        row.update(_compare(np.load(baseline), keys, ptrs, sets_of, obj_sets, _folded(cs)))
+        ids = {x: i for i, x in enumerate(keys)}
         kind_name = {1: "object", 3: "function"}
         for entry in row["lost_by_object"]:  # what the lost object is now: kind and slots
             i = ids.get(entry[0])
@@ -145,6 +152,27 @@ def measure(bc: Path, baseline: "Path | None", save: "Path | None", explain: boo
         empty = ptrs[sizes == 0].tolist()
         row["empty_by_definition"] = "; ".join(f"{k} {v}" for k, v in explain_empty(bc, names, empty).items())
     return row
+
+
+def _baseline(keys, ptrs, sets_of, obj_sets, escaped) -> dict:
+    """What ``--save-baseline`` writes for one program (arrays, for ``np.savez_compressed``): the
+    object-level sets over object keys (:func:`node_keys`), one per distinct set (``set_indptr``,
+    ``set_indices`` into ``obj_names``), each named pointer's key and set (``ptr_names``, ``ptr_set``)
+    and the keys of the objects in ``escaped`` (the ``<ptrtoint>`` set's objects)."""
+    import numpy as np
+
+    objs = sorted({int(o) for a in obj_sets.values() for o in a.tolist()})
+    oid = {o: k for k, o in enumerate(objs)}
+    order = sorted(obj_sets)
+    sid = {s: k for k, s in enumerate(order)}
+    indptr = np.zeros(len(order) + 1, np.int64)
+    indptr[1:] = np.cumsum([len(obj_sets[s]) for s in order])
+    indices = np.concatenate([np.array([oid[o] for o in obj_sets[s].tolist()], np.int32) for s in order]) \
+        if order else np.zeros(0, np.int32)
+    return dict(ptr_names=np.array([keys[i] for i in ptrs.tolist()]),
+                escaped_objs=np.array(sorted({keys[int(o)] for o in escaped.tolist()}), dtype=str),
+                ptr_set=np.array([sid[s] for s in sets_of.tolist()], np.int32),
+                obj_names=np.array([keys[o] for o in objs]), set_indptr=indptr, set_indices=indices)
 
 
 def explain_empty(bc: Path, names, empty_ids) -> dict:
@@ -209,8 +237,9 @@ def _folded(cs) -> dict:
     return {"*" + names[d]: const[0] for d in dst.tolist() if names[d].startswith("@")}
 
 
-def _compare(old, names, ptrs, sets_of, obj_sets, folded=None, sample: int = 40) -> dict:
-    """Named pointers whose set lost an object against a saved baseline (objects by name).
+def _compare(old, keys, ptrs, sets_of, obj_sets, folded=None, sample: int = 40) -> dict:
+    """Named pointers whose set lost an object against a saved baseline (pointers and objects by
+    :func:`node_keys`).
 
     ``folded`` ({old object name: node}, :func:`_folded`): an old object that is now part of
     node is not lost from a set that holds that node.
@@ -222,16 +251,6 @@ def _compare(old, names, ptrs, sets_of, obj_sets, folded=None, sample: int = 40)
 
     old_sets = old["set_indptr"], old["set_indices"]
     old_obj = {str(x): k for k, x in enumerate(old["obj_names"].tolist())}
-    # objects that share a name (two allocations of one model in one function) are told apart by
-    # their order: the k-th such object here is the k-th of the baseline's (both listed by node id)
-    same_name: dict[str, list[int]] = {}
-    for k, x in enumerate(old["obj_names"].tolist()):
-        same_name.setdefault(str(x), []).append(k)
-    nth: dict[int, int] = {}
-    for name, ks in same_name.items():
-        if len(ks) > 1:
-            ids = [i for i, x in enumerate(names) if x == name]
-            nth.update({i: ks[j] for j, i in enumerate(ids) if j < len(ks)})
     escaped = {old_obj[str(x)] for x in old["escaped_objs"].tolist() if str(x) in old_obj} \
         if "escaped_objs" in old.files else set()
     old_ptr = {str(x): int(s) for x, s in zip(old["ptr_names"].tolist(), old["ptr_set"].tolist())}
@@ -245,14 +264,14 @@ def _compare(old, names, ptrs, sets_of, obj_sets, folded=None, sample: int = 40)
     lost_ptrs, lost_total, other_ptrs, other_total, rows, later = 0, 0, 0, 0, [], []
     objs = old["obj_names"]
     for i, s in zip(ptrs.tolist(), sets_of.tolist()):
-        o = old_ptr.get(names[i])
+        o = old_ptr.get(keys[i])
         if o is None:
             continue
         key = (o, s)
         lost = lost_by_pair.get(key)
         if lost is None:
             if s not in mapped:
-                mapped[s] = {nth[z] if z in nth else old_obj.get(names[z], -1) for z in obj_sets[s].tolist()}
+                mapped[s] = {old_obj.get(keys[z], -1) for z in obj_sets[s].tolist()}
                 for z in obj_sets[s].tolist():
                     mapped[s].update(into_node.get(z, ()))
             before = old_sets[1][old_sets[0][o]:old_sets[0][o + 1]].tolist()
@@ -268,7 +287,7 @@ def _compare(old, names, ptrs, sets_of, obj_sets, folded=None, sample: int = 40)
             into = rows if other else later
             if len(into) < sample:
                 shown = other or lost
-                into.append({"pointer": names[i], "lost": len(lost), "before": int(old_sets[0][o + 1] - old_sets[0][o]),
+                into.append({"pointer": keys[i], "lost": len(lost), "before": int(old_sets[0][o + 1] - old_sets[0][o]),
                              "after": len(obj_sets[s]), "lost_other": len(other),
                              "objects": ", ".join(str(objs[x]) for x in shown[:4])})
     return {"lost_pointers": lost_ptrs, "lost_objects": lost_total, "lost_other_pointers": other_ptrs,

@@ -423,3 +423,26 @@ def test_precision_counts_llvm_values_not_the_extractors_temporaries():
              "f:%r.slot3", "*f:%buf", "f:call.g", "@h.model.arg0", "f:%reached"]
     kinds = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
     assert [names[i] for i in precision.named_pointers(names, kinds)] == ["f:%p", "@g", "f:%reached"]
+
+
+def test_precision_baseline_matches_nodes_that_share_a_name(tmp_path):
+    """Two objects and two pointers named alike (``*f:g().into`` twice, ``f:%p`` twice): a baseline
+    of the same sets reports nothing lost, although the first object of that name is in no set;
+    a set that really lost the second one is reported, with that object."""
+    import numpy as np
+
+    from bench import precision
+
+    names = ["*f:g().into", "*f:g().into", "*@x", "f:%p", "f:%p", "f:%q"]
+    keys = precision.node_keys(names)
+    assert keys == ["*f:g().into#0", "*f:g().into#1", "*@x", "f:%p#0", "f:%p#1", "f:%q"]
+    ptrs = np.array([3, 4, 5])
+    sets_of = np.array([0, 1, 1])                       # p#0 -> {x}; p#1, q -> {into#1, x}
+    obj_sets = {0: np.array([2]), 1: np.array([1, 2])}
+    np.savez(tmp_path / "b.npz", **precision._baseline(keys, ptrs, sets_of, obj_sets, np.array([2])))
+    same = precision._compare(np.load(tmp_path / "b.npz"), keys, ptrs, sets_of, obj_sets)
+    assert same["lost_pointers"] == 0 and same["lost_objects"] == 0
+    smaller = {0: np.array([2]), 1: np.array([2])}      # into#1 gone from p#1's and q's set
+    lost = precision._compare(np.load(tmp_path / "b.npz"), keys, ptrs, sets_of, smaller)
+    assert lost["lost_pointers"] == 2 and lost["lost_by_object"] == [["*f:g().into#1", 2]]
+    assert lost["lost_other_pointers"] == 2            # into#1 never had its address made an integer
