@@ -32,7 +32,7 @@ from numba import njit
 from constraints.model import ConstraintSet, NodeKind
 
 from .hvn import _row_ptr, _scatter
-from .rewrite import _derived
+from .rewrite import _derived, _pool
 from .scc import scc_labels
 
 
@@ -294,11 +294,15 @@ def collapse_reached(cs: ConstraintSet, solve) -> tuple[ConstraintSet, ObjectsSt
     """
     stats = ObjectsStats()
     t0 = time.perf_counter()
+    # the object-level set does not depend on the cycle nodes: made in a worker thread meanwhile
+    # (both stages are compiled, mostly without the GIL), and dropped where there is no cycle
+    pool = _pool() if np.any(cs.obj_size > 1) else None
+    job = pool.submit(object_level, cs) if pool is not None else None
     cyc = cycle_nodes(cs)
     stats.cycle_nodes = int(len(cyc))
     out = cs
     if len(cyc) and np.any(cs.obj_size > 1):
-        coarse, new = object_level(cs)
+        coarse, new = job.result() if job is not None else object_level(cs)
         t = time.perf_counter()
         sol = solve(coarse)
         stats.presolve_ms = (time.perf_counter() - t) * 1e3

@@ -145,7 +145,8 @@ _POOL: list[ThreadPoolExecutor] = []
 
 
 def _pool() -> ThreadPoolExecutor | None:
-    """The rewrite's worker threads (made on first use); None on a single-core machine."""
+    """The preprocessing's worker threads (made on first use; the rewrite's kinds, the object-level
+    set beside the cycle search); None on a single-core machine."""
     if not _POOL:
         workers = min(5, (os.cpu_count() or 1) - 1)
         if workers < 1:
