@@ -124,8 +124,31 @@ class DeviceGraph:
     desc : uint64[17]         the ``Graph`` struct of kernels_cu/emit.cu
     """
 
-    def __init__(self, cs: ConstraintSet, perm: np.ndarray | None = None):
+    def __init__(self, cs: ConstraintSet, perm=None):
+        """``perm``: the pointee order's new id of every node (``np.ndarray``), None to keep the
+        ids, or a callable returning either, called once the columns are on the device (so that
+        an order computed in another thread overlaps the host's part of the build)."""
         n = self.n = int(cs.n_nodes)
+        # what does not depend on the order: the per-node bounds and the columns, uploaded as they are
+        bound = cs.gep_bound()
+        size = _u32(bound) if n else cupy.zeros(1, cupy.uint32)
+        # read by walk geps (call geps) only: without any, the gep bound stands in (no second upload)
+        walk_size = _u32(cs.walk_size(bound)) if n and len(cs.walk_dst) else None
+        call_size = _u32(cs.call_bound()) if n and len(cs.call_dst) else None
+        fi = _u32(cs.field_insensitive_mask()) if n and len(cs.field_insensitive) else None
+        copy = (_u32(cs.copy_src), _u32(cs.copy_dst))
+        # walk geps share the gep lists, their offsets flagged with WALK (kernels_cu/emit.cu)
+        walk_off = cs.walk_offset.astype(np.uint32) | np.uint32(WALK)
+        call_off = cs.call_offset.astype(np.uint32) | np.uint32(CALL)
+        gep = (_u32(np.concatenate((cs.gep_src, cs.walk_src, cs.call_src))),
+               _u32(np.concatenate((cs.gep_dst, cs.walk_dst, cs.call_dst))),
+               _u32(np.concatenate((cs.gep_offset.astype(np.uint32), walk_off, call_off))))
+        load, store, addr = ((_u32(a), _u32(b)) for a, b in ((cs.load_src, cs.load_dst),
+                                                             (cs.store_dst, cs.store_src),
+                                                             (cs.addr_dst, cs.addr_src)))
+        rep = _u32(cs.rep) if n else None
+        if callable(perm):
+            perm = perm()
         self.perm = self.inverse = None
         if perm is not None and n:
             self.perm = _u32(perm)
@@ -134,26 +157,17 @@ class DeviceGraph:
         ids = self._ids
         i2p = cs.int_to_pointer
         self.i2p = 0xFFFFFFFF if i2p < 0 else (int(perm[i2p]) if self.perm is not None else int(i2p))
-        size = self._by_id(_u32(cs.gep_bound())) if n else cupy.zeros(1, cupy.uint32)
-        self.size = size
-        # read by walk geps (call geps) only: without any, the gep bound stands in (no second upload)
-        self.walk_size = self._by_id(_u32(cs.walk_size())) if n and len(cs.walk_dst) else size
-        self.call_size = self._by_id(_u32(cs.call_bound())) if n and len(cs.call_dst) else size
-        self.fi = self._by_id(_u32(cs.field_insensitive_mask())) if n and len(cs.field_insensitive) else None
+        self.size = size = self._by_id(size) if n else size
+        self.walk_size = self._by_id(walk_size) if walk_size is not None else size
+        self.call_size = self._by_id(call_size) if call_size is not None else size
+        self.fi = self._by_id(fi) if fi is not None else None
         self.gep_pairs = 1 if self.fi is None else 2   # pairs a gep may push (emit.cu: the fi part)
         # the constraint columns (renumbered ids): the lists are rebuilt from them when the
         # representatives change (:meth:`relink`)
-        self._copy = (ids(cs.copy_src), ids(cs.copy_dst))
-        # walk geps share the gep lists, their offsets flagged with WALK (kernels_cu/emit.cu)
-        walk_off = cs.walk_offset.astype(np.uint32) | np.uint32(WALK)
-        call_off = cs.call_offset.astype(np.uint32) | np.uint32(CALL)
-        self._gep = (ids(np.concatenate((cs.gep_src, cs.walk_src, cs.call_src))),
-                     ids(np.concatenate((cs.gep_dst, cs.walk_dst, cs.call_dst))),
-                     _u32(np.concatenate((cs.gep_offset.astype(np.uint32), walk_off, call_off))))
-        self._load = (ids(cs.load_src), ids(cs.load_dst))
-        self._store = (ids(cs.store_dst), ids(cs.store_src))
-        self._addr = (ids(cs.addr_dst), ids(cs.addr_src))
-        self.relink(self._by_id(ids(cs.rep)) if n else cupy.zeros(1, cupy.uint32))   # new rep[perm v] = perm rep v
+        self._copy = tuple(ids(c) for c in copy)
+        self._gep = (ids(gep[0]), ids(gep[1]), gep[2])
+        self._load, self._store, self._addr = (tuple(ids(c) for c in cols) for cols in (load, store, addr))
+        self.relink(self._by_id(ids(rep)) if n else cupy.zeros(1, cupy.uint32))   # new rep[perm v] = perm rep v
 
     def relink(self, rep: cupy.ndarray) -> None:
         """Make every list again under the representative table ``rep`` (uint32[n], a fixpoint:
@@ -188,10 +202,9 @@ class DeviceGraph:
     def n_work(self) -> int:
         return int(self.nodes.size)
 
-    def _ids(self, col: np.ndarray) -> cupy.ndarray:
-        """uint32 device copy of a column of node ids, renumbered."""
-        out = _u32(col)
-        return self.perm[out] if self.perm is not None and out.size else out
+    def _ids(self, col: cupy.ndarray) -> cupy.ndarray:
+        """A column of node ids (uint32, on the device), renumbered."""
+        return self.perm[col] if self.perm is not None and col.size else col
 
     def _by_id(self, values: cupy.ndarray) -> cupy.ndarray:
         """A per-node array (indexed by old id) re-indexed by new id."""

@@ -73,9 +73,16 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
         cs, pstats = collapse(cs, walks=opt.walk_geps)
         notes["preprocess_ms"] = round((time.perf_counter() - t_pre) * 1e3, 3)
         notes["walk geps (cycles, added)"] = f"{pstats.walk_cycles:,}, {pstats.walks:,}"
-    order = order_job.result() if order_job is not None else None
-    if order is not None:
+
+    def perm():
+        """The order's permutation (None without one), waited for once the graph's columns are
+        uploaded: the order overlaps the collapse and the host's part of the graph build."""
+        order = order_job.result() if order_job is not None else None
+        if order is None:
+            return None
         notes["pointee_order_ms"] = round(order.ms, 3)
+        return order.perm
+
     mempool = cupy.get_default_memory_pool()
     base_used = mempool.used_bytes()
     peak = [base_used]
@@ -85,7 +92,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
         return pool.ctl.get()
 
     t_build = time.perf_counter()
-    g = DeviceGraph(cs, order.perm if order is not None else None)
+    g = DeviceGraph(cs, perm)
     min_cap = opt.capacity or INITIAL_CAPACITY
     pool = ElementPool(min_cap)
     n_loads = int(g.load_ptrs.size)
