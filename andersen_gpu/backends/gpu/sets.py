@@ -78,8 +78,10 @@ def start_slots(largest: int) -> int:
 @dataclass
 class Memo:
     """An open-addressing cache of uint64 keys and values (kernels_cu/setstore.cuh ``Memo``);
-    the kernels count the slots they claim in ``ctl[claims]``."""
+    the kernels count the slots they claim in ``ctl[claims]``. ``keys`` and ``vals`` are the two
+    halves of one allocation, ``buf``, so that a clear is one memset."""
 
+    buf: cupy.ndarray
     keys: cupy.ndarray
     vals: cupy.ndarray
     desc: cupy.ndarray
@@ -87,9 +89,9 @@ class Memo:
 
     @classmethod
     def make(cls, slots: int, claims: int) -> "Memo":
-        keys = cupy.empty(slots, cupy.uint64)
-        vals = cupy.empty(slots, cupy.uint64)
-        memo = cls(keys, vals, descriptor(keys, vals, slots - 1, claims), claims)
+        buf = cupy.empty(2 * slots, cupy.uint64)
+        keys, vals = buf[:slots], buf[slots:]
+        memo = cls(buf, keys, vals, descriptor(keys, vals, slots - 1, claims), claims)
         memo.clear()
         return memo
 
@@ -98,16 +100,17 @@ class Memo:
         return int(self.keys.size)
 
     def clear(self) -> None:
-        """Forget everything (keys free, values pending): two memsets."""
-        fill_bytes(self.keys, 0xFF)
-        fill_bytes(self.vals, 0xFF)
+        """Forget everything (keys free, values pending): one memset."""
+        fill_bytes(self.buf, 0xFF)
 
 
 @dataclass
 class ElemMemo:
     """A cache keyed by one element's content (kernels_cu/setstore.cuh ``ElemMemo``); claims
-    counted in ``ctl[claims]``."""
+    counted in ``ctl[claims]``. ``keys``, ``vals`` (uint64) and ``elem`` (uint32) lie one after
+    another in one allocation, ``buf``, so that a clear is one memset."""
 
+    buf: cupy.ndarray
     keys: cupy.ndarray
     vals: cupy.ndarray
     elem: cupy.ndarray
@@ -116,10 +119,11 @@ class ElemMemo:
 
     @classmethod
     def make(cls, slots: int, claims: int) -> "ElemMemo":
-        keys = cupy.empty(slots, cupy.uint64)
-        vals = cupy.empty(slots, cupy.uint64)
-        elem = cupy.empty(slots, cupy.uint32)
-        memo = cls(keys, vals, elem, descriptor(keys, vals, elem, slots - 1, claims), claims)
+        buf = cupy.empty(20 * slots, cupy.uint8)
+        keys = buf[:8 * slots].view(cupy.uint64)
+        vals = buf[8 * slots:16 * slots].view(cupy.uint64)
+        elem = buf[16 * slots:].view(cupy.uint32)
+        memo = cls(buf, keys, vals, elem, descriptor(keys, vals, elem, slots - 1, claims), claims)
         memo.clear()
         return memo
 
@@ -128,10 +132,8 @@ class ElemMemo:
         return int(self.keys.size)
 
     def clear(self) -> None:
-        """Forget everything: three memsets."""
-        fill_bytes(self.keys, 0xFF)
-        fill_bytes(self.vals, 0xFF)
-        fill_bytes(self.elem, 0xFF)
+        """Forget everything: one memset."""
+        fill_bytes(self.buf, 0xFF)
 
 
 class SetStore:
