@@ -22,12 +22,21 @@ class BackendUnavailable(RuntimeError):
     """The requested backend cannot run here (no GPU, CuPy missing, ...)."""
 
 
+#: (the cupy module, its device's name) once a device was seen: every solve asks, and the
+#: device query costs about a millisecond of host time (two on each object-level stage and solve)
+_SEEN: list = []
+
+
 def gpu_available() -> tuple[bool, str]:
-    """(True, device name) when CuPy imports and sees a CUDA device, else (False, why)."""
+    """(True, device name) when CuPy imports and sees a CUDA device, else (False, why). A device
+    once seen is remembered for the CuPy module that saw it (another module, the test emulator's,
+    is asked again)."""
     try:
         import cupy  # noqa: F401
     except Exception as exc:  # ImportError, or a broken CUDA install
         return False, f"CuPy is not usable ({exc.__class__.__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    if _SEEN and _SEEN[0] is cupy:
+        return True, _SEEN[1]
     try:
         n = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:
@@ -36,6 +45,7 @@ def gpu_available() -> tuple[bool, str]:
         return False, "no CUDA device"
     props = cupy.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    _SEEN[:] = [cupy, name]
     return True, name
 
 
