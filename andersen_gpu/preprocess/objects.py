@@ -183,8 +183,9 @@ def collapse_objects(cs: ConstraintSet, objects) -> ConstraintSet:
     size = cs.obj_size.copy()
     size[objs] = 1
     fi = np.union1d(cs.field_insensitive, objs).astype(np.int32)
-    return cs.replace(obj_size=size, addr_src=into[cs.addr_src], hcd_target=into[cs.hcd_target],
-                      field_insensitive=fi, offline_rep=rep)
+    # every column is the validated set's or mapped through ``into`` (ids in range): not validated again
+    return _derived(cs, obj_size=size, addr_src=into[cs.addr_src], hcd_target=into[cs.hcd_target],
+                    field_insensitive=fi, offline_rep=rep)
 
 
 def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
