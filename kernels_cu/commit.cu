@@ -11,6 +11,9 @@
 //   mark_changed ch bit z = (ΔP(rep z) ≠ ∅), the pointees whose set changed (Ldelta in
 //                emit.cu), and cb bit b = any of them in element base b (cb zeroed before)
 //
+// and the start of the next: fill_words sets up to 8 regions of 32-bit words to one value each
+// (the clears of a round's buffers and caches in one launch instead of a memset each).
+//
 // commit_prev runs first, so a node in both lists ends with this round's sets. Nothing is
 // written when CTL_OVF was raised during the round (the host runs it again). Grid-stride
 // loops; the changed list's length is read on the device.
@@ -77,4 +80,24 @@ extern "C" __global__ void mark_changed(u32 n, u64 n_words, const u32* __restric
             if (w) atomicOr(&cb[base / 32], 1u << (base % 32));
         }
     }
+}
+
+// Region r = blockIdx.y: words p_r[0 .. n_r) = v_r (grid-stride in x; a region of n_r = 0 does nothing).
+extern "C" __global__ void fill_words(u32* p0, u64 n0, u32 v0, u32* p1, u64 n1, u32 v1, u32* p2, u64 n2, u32 v2,
+                                      u32* p3, u64 n3, u32 v3, u32* p4, u64 n4, u32 v4, u32* p5, u64 n5, u32 v5,
+                                      u32* p6, u64 n6, u32 v6, u32* p7, u64 n7, u32 v7) {
+    u32* p;
+    u64 n;
+    u32 v;
+    switch (blockIdx.y) {
+        case 0: p = p0; n = n0; v = v0; break;
+        case 1: p = p1; n = n1; v = v1; break;
+        case 2: p = p2; n = n2; v = v2; break;
+        case 3: p = p3; n = n3; v = v3; break;
+        case 4: p = p4; n = n4; v = v4; break;
+        case 5: p = p5; n = n5; v = v5; break;
+        case 6: p = p6; n = n6; v = v6; break;
+        default: p = p7; n = n7; v = v7; break;
+    }
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) p[i] = v;
 }

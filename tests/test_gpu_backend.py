@@ -223,6 +223,28 @@ def test_sort_keys_small_and_large(n, spread):
     assert np.array_equal(got[n:], host[n:])
 
 
+def test_fill_many_sets_each_region_and_nothing_else():
+    """fill_many: eleven regions (two launches of fill_words, one of 3), one empty, one past
+    FILL_KERNEL_MAX_BYTES (a memset), uint32 and uint64 views into one buffer, bytes 0 and 0xFF:
+    every region gets its value, the words between and after them keep theirs."""
+    import cupy
+    from andersen_gpu.backends.gpu import device
+    big = device.FILL_KERNEL_MAX_BYTES // 4 + 3
+    buf = cupy.arange(2 * big + 4000, dtype=cupy.uint32)
+    u64 = buf[big + 1000:big + 3000].view(cupy.uint64)
+    regions = [(buf[:big], 0xFF), (buf[big + 5:big + 5], 0xFF), (u64[100:300], 0)]
+    spans = [(0, big, 0xFFFFFFFF), (big + 1000 + 200, big + 1000 + 600, 0)]
+    for k in range(9):   # eight more small regions of 1 to 65 words, alternating values
+        lo = big + 3100 + 100 * k
+        regions.append((buf[lo:lo + 1 + 8 * k], 0xFF if k % 2 else 0))
+        spans.append((lo, lo + 1 + 8 * k, 0xFFFFFFFF if k % 2 else 0))
+    want = np.arange(int(buf.size), dtype=np.uint32)
+    for lo, hi, v in spans:
+        want[lo:hi] = v
+    device.fill_many(regions)
+    assert np.array_equal(buf.get(), want)
+
+
 def cycle_pass_every_round():
     """A context in which the online cycle collapse runs after every round from the first."""
     from contextlib import ExitStack

@@ -119,6 +119,34 @@ def fill_bytes(arr, value: int) -> None:
         cupy.cuda.runtime.memsetAsync(arr.data.ptr, value, arr.nbytes, cupy.cuda.get_current_stream().ptr)
 
 
+#: :func:`fill_many` memsets a region larger than this (a memset is as fast as a kernel on large
+#: buffers, and its cost is one operation either way); smaller ones share one launch.
+FILL_KERNEL_MAX_BYTES = 1 << 20
+_FILL_GROUP = 8   # regions of one fill_words launch (kernels_cu/commit.cu)
+
+
+def fill_many(regions) -> None:
+    """:func:`fill_bytes` of each ``(arr, value)`` of ``regions``, in stream order with what comes
+    before and after: the regions of at most FILL_KERNEL_MAX_BYTES (whole 32-bit words) by one
+    ``fill_words`` launch per 8, the larger ones by a memset each. Empty regions are skipped."""
+    small = []
+    for arr, value in regions:
+        if not arr.nbytes:
+            continue
+        if arr.nbytes > FILL_KERNEL_MAX_BYTES or arr.nbytes % 4:
+            fill_bytes(arr, value)
+        else:
+            small.append((arr, value))
+    for k in range(0, len(small), _FILL_GROUP):
+        group = small[k:k + _FILL_GROUP]
+        args = []
+        for arr, value in group:
+            args += [arr, np.uint64(arr.nbytes // 4), np.uint32((value & 0xFF) * 0x01010101)]
+        args += [group[0][0], np.uint64(0), np.uint32(0)] * (_FILL_GROUP - len(group))
+        words = max(arr.nbytes // 4 for arr, _ in group)
+        module("commit.cu")("fill_words")((min(blocks_for(words)[0], 128), len(group)), (BLOCK,), tuple(args))
+
+
 def descriptor(*fields) -> cupy.ndarray:
     """A kernel's struct argument: uint64[len(fields)] on the device holding each field (a
     cupy array's device pointer, or an integer), in the order of the struct's members (all

@@ -28,8 +28,8 @@ import cupy
 import numpy as np
 
 from .device import (BLOCK, CTL_C_FILL, CTL_EXPAND_BOUND, CTL_G_FILL, CTL_GE_FILL, CTL_LOAD_LIVE, CTL_NCHG,
-                     CTL_NEXT_C, CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_TABLE_CLAIMS, CTL_TABLE_FULL, CTL_TOP,
-                     blocks_for, fill_bytes, module, persistent_grid)
+                     CTL_NEXT_C, CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_ROUND_END, CTL_ROUND_FIRST, CTL_TABLE_CLAIMS,
+                     CTL_TABLE_FULL, CTL_TOP, blocks_for, fill_bytes, fill_many, module, persistent_grid)
 from .graph import DeviceGraph
 from .pool import ElementPool
 from . import sets
@@ -136,20 +136,20 @@ class Round:
         self.C = _room(self.C, bound_c)
         self.G = _room(self.G, bound_g)
         self.GE = _room(self.GE, bound_g)
-        pool.clear_round()
-        store.image.clear()
-        store.elements.clear()
         C, G = self.C, self.G
-        fill_bytes(C[:bound_c], 0xFF)
-        fill_bytes(G[:bound_g], 0xFF)
         nloads = int(g.load_ptrs.size) if counts.load_live else 0
-        if counts.nchg or nloads:
+        emits = bool(counts.nchg or nloads)
+        # the round's clears, in one launch: the round's control slots, the image and element caches,
+        # the pair buffers' padding (sorts last), the chunk table, the stores' element table
+        fill_many([(pool.ctl[CTL_ROUND_FIRST:CTL_ROUND_END], 0), (store.image.buf, 0xFF),
+                   (store.elements.buf, 0xFF), (C[:bound_c], 0xFF), (G[:bound_g], 0xFF)]
+                  + ([(self.chunk_table, 0xFF)] if emits else []) + ([(self.table.buf, 0xFF)] if bound_g else []))
+        if emits:
             # C, G: the pushes of the changed nodes (the gep chunks of those with many first), Ldelta
             # of every load pointer with an old set
             nheavy = int(g.heavy.size) if counts.nchg else 0
             f = module("emit.cu")
             # chunks: the large images' chunks of IMAGE_CHUNK_ELEMS elements, each set once (count in ctl)
-            fill_bytes(self.chunk_table, 0xFF)
             t.run("emit", f("image_chunks"), blocks_for(counts.nchg + nloads), (BLOCK,), (
                 self.chg, np.uint64(counts.nchg), g.load_ptrs, np.uint64(nloads), g.l_ptr, self.D, self.Pold,
                 store.desc, self.chunk_table, np.uint64(IMAGE_CHUNK_TABLE - 1), np.uint32(IMAGE_CHUNK_MIN),
@@ -160,7 +160,6 @@ class Round:
                 g.desc, self.P, self.D, self.Pold, self.ch, self.cb, store.desc, store.shift.desc, store.image.desc,
                 store.elements.desc, C, np.uint64(bound_c), G, np.uint64(bound_g), *pool.args()))
         if bound_g:
-            self.table.clear()
             t.run("sort", sort_keys, G[:bound_g])
             # GE: (element slot, W) for every element of every store pointer set T
             t.run("stores", module("runs.cu")("store_runs"), _warp_groups(bound_g, STORE_PER_WARP), (BLOCK,), (
