@@ -19,8 +19,9 @@
 #     ROUNDS_INPUT's (default git; several names, paper:NAME a paper input) rounds as they happen for ROUNDS_S seconds (bench/gpu_rounds.py),
 #     WALKS_INPUTS' rounds with walk geps and without (each cut at WALKS_S; step "walks", not in the default),
 #     the corpus on the GPU one program at a time, each for at most GPU_TIMEOUT_S.
-# Steps not in the default: "compiles" (the kernels a corpus solve compiles after the warm-up,
-# bench/kernel_compiles.py), "pool" (POOL_INPUTS solved with the pool's default start and each of
+# Steps not in the default: "stages" (STAGES_PROGRAMS' object-level stage and collapsed solve with
+# this tree and each tree under .compare/<rev>/, bench/stages_ab.py; STAGES_S seconds a tree),
+# "compiles" (the kernels a corpus solve compiles after the warm-up, bench/kernel_compiles.py), "pool" (POOL_INPUTS solved with the pool's default start and each of
 # POOL_CAPS, bench/pool_start.py), "compare" (the paper inputs with each tree under .compare/<rev>/,
 # made here by `git archive <rev> | tar x -C .compare/<rev>`, between two runs of this tree), "profile"
 # (PROFILE_INPUTS' rounds with the kernels' cycle counters, ANDERSEN_GPU_PROFILE=1; paper:vim names
@@ -55,6 +56,8 @@ POOL_INPUTS=${POOL_INPUTS:-bash tmux nginx btop sqlite3 perl git vim cppcheck py
 POOL_CAPS=${POOL_CAPS:-262144 1048576}
 POOL_S=${POOL_S:-200}
 WALKS_INPUTS=${WALKS_INPUTS:-sqlite3 vim git}
+STAGES_PROGRAMS=${STAGES_PROGRAMS:-bash gawk lighttpd ninja-build btop tmux zstd}
+STAGES_S=${STAGES_S:-70}
 WALKS_S=${WALKS_S:-40}
 CORPUS_PROGRAMS=${CORPUS_PROGRAMS:-}   # the corpus step's programs, both backends (default: every dump)
 # counted runs per corpus program after its warm-up run (a cpu solve whose warm-up took over 3 s
@@ -145,6 +148,18 @@ if want compare; then
             --out "$OLDPWD/$RES/compare/$T") > "$RES/compare-$T.txt" 2>&1
         grep -v "^$" "$RES/compare-$T.txt" | tail -1
     done
+fi
+if want stages; then
+    # the two GPU stages of STAGES_PROGRAMS (objects, collapsed solve) with this tree and each tree
+    # under .compare/, one process after another (bench/stages_ab.py)
+    for T in head $(ls .compare 2>/dev/null); do
+        el "stages, gpu, $T"
+        DIR=$([[ $T == head ]] && echo . || echo ".compare/$T")
+        timeout "$STAGES_S" python3 bench/stages_ab.py run "$DIR" "$T" $STAGES_PROGRAMS >> "$RES/gpu/stages.jsonl" \
+            2>> "$RES/gpu/stages.err"
+    done
+    python3 bench/stages_ab.py table "$RES/gpu/stages.jsonl" head > "$RES/gpu/stages.md" 2>&1
+    cat "$RES/gpu/stages.md"
 fi
 if want rounds; then
     # (each input a corpus dump's name, or paper:NAME: dump_of)
