@@ -297,12 +297,13 @@ def collapse_reached(cs: ConstraintSet, solve) -> tuple[ConstraintSet, ObjectsSt
     t0 = time.perf_counter()
     # the object-level set does not depend on the cycle nodes: made in a worker thread meanwhile
     # (both stages are compiled, mostly without the GIL), and dropped where there is no cycle
-    pool = _pool() if np.any(cs.obj_size > 1) else None
+    has_slots = bool(np.any(cs.obj_size > 1))
+    pool = _pool() if has_slots else None
     job = pool.submit(object_level, cs) if pool is not None else None
     cyc = cycle_nodes(cs)
     stats.cycle_nodes = int(len(cyc))
     out = cs
-    if len(cyc) and np.any(cs.obj_size > 1):
+    if len(cyc) and has_slots:
         coarse, new = job.result() if job is not None else object_level(cs)
         t = time.perf_counter()
         sol = solve(coarse)

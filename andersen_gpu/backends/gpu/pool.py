@@ -41,9 +41,14 @@ class ElementPool:
         """The (pool_w, ctl, cap) kernel arguments."""
         return (self.words, self.ctl, np.uint32(self.cap))
 
+    @property
+    def round_slots(self) -> cupy.ndarray:
+        """The per-round slots of the control block (a view; a round starts with them zeroed)."""
+        return self.ctl[CTL_ROUND_FIRST:CTL_ROUND_END]
+
     def clear_round(self) -> None:
         """Zero the per-round slots of the control block (one memset)."""
-        fill_bytes(self.ctl[CTL_ROUND_FIRST:CTL_ROUND_END], 0)
+        fill_bytes(self.round_slots, 0)
 
     def replace(self, words: cupy.ndarray, top: int) -> None:
         """Install a compacted pool whose first ``top`` elements are in use."""

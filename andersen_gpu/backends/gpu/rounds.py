@@ -28,8 +28,8 @@ import cupy
 import numpy as np
 
 from .device import (BLOCK, CTL_C_FILL, CTL_EXPAND_BOUND, CTL_G_FILL, CTL_GE_FILL, CTL_LOAD_LIVE, CTL_NCHG,
-                     CTL_NEXT_C, CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_ROUND_END, CTL_ROUND_FIRST, CTL_TABLE_CLAIMS,
-                     CTL_TABLE_FULL, CTL_TOP, blocks_for, fill_bytes, fill_many, module, persistent_grid)
+                     CTL_NEXT_C, CTL_NEXT_G, CTL_NSETS, CTL_OVF, CTL_TABLE_CLAIMS, CTL_TABLE_FULL, CTL_TOP,
+                     blocks_for, fill_bytes, fill_many, module, persistent_grid)
 from .graph import DeviceGraph
 from .pool import ElementPool
 from . import sets
@@ -141,7 +141,7 @@ class Round:
         emits = bool(counts.nchg or nloads)
         # the round's clears, in one launch: the round's control slots, the image and element caches,
         # the pair buffers' padding (sorts last), the chunk table, the stores' element table
-        fill_many([(pool.ctl[CTL_ROUND_FIRST:CTL_ROUND_END], 0), (store.image.buf, 0xFF),
+        fill_many([(pool.round_slots, 0), (store.image.buf, 0xFF),
                    (store.elements.buf, 0xFF), (C[:bound_c], 0xFF), (G[:bound_g], 0xFF)]
                   + ([(self.chunk_table, 0xFF)] if emits else []) + ([(self.table.buf, 0xFF)] if bound_g else []))
         if emits:
