@@ -16,11 +16,22 @@
 // expand_elems: those pairs, sorted; for every slot, W* = ∪ of its sids, and the pairs
 //   (rep z << 32 | W*) for z in the element, z ≠ i2p, go to the round's contribution pairs C.
 //
+// union_update and expand_elems read min(npairs, ctl[count_slot]) pairs when count_slot is not 0
+// (a round launched without reading its counts: rounds.py, Round.launch_second).
+//
 // One warp per `per_warp` (1 to 32) consecutive pairs (warp_runs); it handles the runs that begin
 // among them, each whole, one after another (fewer pairs a warp: fewer runs in a row on one warp
 // when most runs are short). A repeated pair is read once. Kernels give up on CTL_OVF (and
 // publish their memo slots as aborted).
 #include "setstore.cuh"
+
+// The pairs a kernel reads: npairs (what the host launched for), or fewer where count_slot names
+// the control word that counts them (written by the kernels before; the host did not read it).
+__device__ __forceinline__ u64 counted(u64 npairs, u32 count_slot, const u64* ctl) {
+    if (count_slot == 0) return npairs;
+    const u64 c = *(volatile const u64*)&ctl[count_slot];
+    return c < npairs ? c : npairs;
+}
 
 // Feed the sids of the run of `key` beginning at pair `run` into u; false when the pool is full.
 __device__ bool run_union(Pool& p, SetStore& s, SidUnion& u, const u64* __restrict__ pairs,
@@ -108,7 +119,7 @@ __device__ bool update_sets(Pool& p, SetStore& s, u32 psid, u32 nsid, u32& np, u
 }
 
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-union_update(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const u32* __restrict__ P,
+union_update(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, u32 count_slot, const u32* __restrict__ P,
              const SetStore* __restrict__ sd, const Memo* __restrict__ upd_d, u32* Pn, u32* Dn,
              u32* chg, u32* pool_w, u64* ctl, u32 cap) {
     __shared__ u32 heads[WARPS_PER_BLOCK];
@@ -118,6 +129,7 @@ union_update(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const u32*
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
+    npairs = counted(npairs, count_slot, ctl);
     u64 first;
     u32 key;
     PROF_T0(tw);
@@ -219,7 +231,7 @@ store_runs(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const SetSto
 // The sorted element grouping pairs of store_runs: for every element slot, W* = ∪ of its sids,
 // then (rep z << 32 | W*) for z in the element, z ≠ i2p, appended to C (count ctl[CTL_C_FILL]).
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32)
-expand_elems(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const SetStore* __restrict__ sd,
+expand_elems(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, u32 count_slot, const SetStore* __restrict__ sd,
              const ElemMemo* __restrict__ table_d, const u32* __restrict__ rep, u32 i2p, u64* C, u64 cap_c,
              u32* pool_w, u64* ctl, u32 cap) {
     __shared__ u32 heads[WARPS_PER_BLOCK];
@@ -229,6 +241,7 @@ expand_elems(const u64* __restrict__ pairs, u64 npairs, u32 per_warp, const SetS
     const u32 lane = lane_id();
     u32* hd = &heads[threadIdx.x / 32];
     if (ovf_raised(ctl)) return;
+    npairs = counted(npairs, count_slot, ctl);
     u64 first;
     u32 key;
     PROF_T0(tw);

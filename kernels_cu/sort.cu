@@ -1,4 +1,6 @@
-// Sorting batches of uint64 keys without a synchronisation (launcher: _gpu_sort.py).
+// Sorting batches of uint64 keys without a synchronisation (launcher: andersen_gpu/backends/gpu/sort.py).
+// The _counted kernels read the number of keys on the device (a counter a kernel before them
+// wrote): the host launches them for a capacity, and the sort needs no read of the count.
 //
 // block_sort_u64: block b sorts keys[b * 4096, min((b + 1) * 4096, n)) ascending, in place.
 // A bitonic sort in shared memory over the next power of two, padded with ~0 (which sorts
@@ -15,8 +17,7 @@
 
 typedef unsigned long long u64;
 
-extern "C" __global__ void block_sort_u64(u64* keys, u64 n) {
-    __shared__ u64 s[BLOCK_SORT_MAX];
+__device__ __forceinline__ void block_sort_chunk(u64* s, u64* keys, u64 n) {
     const u64 base = (u64)blockIdx.x * BLOCK_SORT_MAX;
     if (base >= n) return;
     const unsigned int m = (unsigned int)(n - base < BLOCK_SORT_MAX ? n - base : BLOCK_SORT_MAX);
@@ -46,6 +47,19 @@ extern "C" __global__ void block_sort_u64(u64* keys, u64 n) {
         chunk[i] = s[i];
 }
 
+extern "C" __global__ void block_sort_u64(u64* keys, u64 n) {
+    __shared__ u64 s[BLOCK_SORT_MAX];
+    block_sort_chunk(s, keys, n);
+}
+
+// block_sort_u64 of the first min(cap, *count) keys: the count is read on the device (the host
+// launched for cap keys without knowing it).
+extern "C" __global__ void block_sort_u64_counted(u64* keys, u64 cap, const u64* __restrict__ count) {
+    __shared__ u64 s[BLOCK_SORT_MAX];
+    const u64 n = *count;
+    block_sort_chunk(s, keys, n < cap ? n : cap);
+}
+
 // First index in [lo, hi) whose key is > x (strict) or >= x (!strict), in sorted `a`.
 __device__ __forceinline__ u64 rank_in(const u64* __restrict__ a, u64 lo, u64 hi, u64 x, bool strict) {
     while (lo < hi) {
@@ -57,8 +71,7 @@ __device__ __forceinline__ u64 rank_in(const u64* __restrict__ a, u64 lo, u64 hi
     return lo;
 }
 
-extern "C" __global__ void merge_runs_u64(const u64* __restrict__ src, u64* __restrict__ dst, u64 n,
-                                          u64 width) {
+__device__ __forceinline__ void merge_pass(const u64* __restrict__ src, u64* __restrict__ dst, u64 n, u64 width) {
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         const u64 left = i / (2 * width) * (2 * width);
@@ -72,4 +85,16 @@ extern "C" __global__ void merge_runs_u64(const u64* __restrict__ src, u64* __re
             at = (i - mid) + rank_in(src, left, mid, x, true);
         dst[at] = x;
     }
+}
+
+extern "C" __global__ void merge_runs_u64(const u64* __restrict__ src, u64* __restrict__ dst, u64 n,
+                                          u64 width) {
+    merge_pass(src, dst, n, width);
+}
+
+// merge_runs_u64 of the first min(cap, *count) keys (count read on the device, as block_sort_u64_counted).
+extern "C" __global__ void merge_runs_u64_counted(const u64* __restrict__ src, u64* __restrict__ dst, u64 cap,
+                                                 u64 width, const u64* __restrict__ count) {
+    const u64 n = *count;
+    merge_pass(src, dst, n < cap ? n : cap, width);
 }

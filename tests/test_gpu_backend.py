@@ -223,6 +223,76 @@ def test_sort_keys_small_and_large(n, spread):
     assert np.array_equal(got[n:], host[n:])
 
 
+@pytest.mark.parametrize("cap", [0, 1, 2, 33, 4096, 4097, 3 * 4096 + 5, 100_000])
+def test_sort_counted_sorts_the_counted_prefix(cap):
+    # the count is read on the device: none, one, a part of one block's chunk, of several chunks
+    # (merge passes), all of the capacity, and a count past it (the capacity is sorted)
+    import cupy
+    from andersen_gpu.backends.gpu.sort import sort_counted
+    rng = np.random.default_rng(cap)
+    for count in sorted({0, 1, cap // 3, max(cap - 1, 0), cap, cap + 5}):
+        host = rng.integers(0, 2**63, cap + 50, dtype=np.uint64)
+        buf = cupy.asarray(host)
+        sort_counted(buf[:cap], cupy.asarray(np.array([count], np.uint64)))
+        got = buf.get()
+        k = min(count, cap)
+        assert np.array_equal(got[:k], np.sort(host[:k])), (cap, count)
+        assert np.array_equal(got[cap:], host[cap:])    # past the capacity: untouched
+
+
+def test_sort_counted_refuses_more_than_the_merge_sort_holds():
+    import cupy
+    from andersen_gpu.backends.gpu.sort import MERGE_SORT_MAX, sort_counted
+    with pytest.raises(ValueError, match="capacity"):
+        sort_counted(cupy.zeros(MERGE_SORT_MAX + 1, cupy.uint64), cupy.zeros(1, cupy.uint64))
+
+
+def _stores_that_expand() -> ConstraintSet:
+    """Stores whose pointer sets hold several objects, each written again over rounds."""
+    n = 50
+    addr = [(i, 20 + i) for i in range(10)] + [(10 + i, 30 + i) for i in range(10)]
+    copy = [(i + 1, i) for i in range(9)] + [(11 + i, 10 + i) for i in range(9)]
+    store = [(9, 19), (5, 12), (3, 17)]
+    load = [(40, 20), (41, 25)]
+    return ConstraintSet.from_lists(n, addr=addr, copy=copy, store=store, load=load)
+
+
+def test_speculative_rounds_missed_and_read():
+    # no room for the stores' pairs: every round whose stores expand misses and runs again reading
+    # its counts; the others speculate. Then no round speculates. Both the reference's solution.
+    from unittest.mock import patch
+
+    from andersen_gpu.backends.gpu import rounds
+    cs = _stores_that_expand()
+    want = reference.solve(cs)
+    with patch.object(rounds, "ROOM_MIN", 0), patch.object(rounds, "ROOM_GROWTH", 0):
+        got = gpu_solve(cs, preprocess=False)
+    assert got == want, got.diff_report(want, labels=("gpu", "reference"))
+    notes = got.stats.notes
+    assert notes["speculation_misses"] > 0 and notes["speculative_rounds"] > 0
+    with patch.object(rounds, "SPECULATE_MAX", 0):
+        got = gpu_solve(cs, preprocess=False)
+    assert got == want, got.diff_report(want, labels=("gpu", "reference"))
+    assert got.stats.notes["speculative_rounds"] == 0 and got.stats.notes["speculation_misses"] == 0
+    got = gpu_solve(cs, preprocess=False)
+    assert got == want and got.stats.notes["speculative_rounds"] == got.stats.iterations
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(max_nodes=120, max_constraints=200, with_i2p=True, with_merges=True))
+def test_random_sets_speculation_missed_or_off(cs):
+    # the rounds without room for the stores' pairs (each that expands misses and runs again), and
+    # with no round speculative (the two synchronisations of a large round)
+    from unittest.mock import patch
+
+    from andersen_gpu.backends.gpu import rounds
+    with patch.object(rounds, "ROOM_MIN", 0), patch.object(rounds, "ROOM_GROWTH", 0):
+        assert_same(cs)
+        assert_same(cs, capacity=1)
+    with patch.object(rounds, "SPECULATE_MAX", 0):
+        assert_same(cs)
+
+
 def test_fill_many_sets_each_region_and_nothing_else():
     """fill_many: eleven regions (two launches of fill_words, one of 3), one empty, one past
     FILL_KERNEL_MAX_BYTES (a memset), uint32 and uint64 views into one buffer, bytes 0 and 0xFF:

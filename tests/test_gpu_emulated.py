@@ -82,6 +82,11 @@ def test_sort_keys(gpu, n):
     on_gpu.test_sort_keys_small_and_large(n, "few")
 
 
+@pytest.mark.parametrize("cap", [0, 33, 4097, 3 * 4096 + 5])
+def test_sort_counted(gpu, cap):
+    on_gpu.test_sort_counted_sorts_the_counted_prefix(cap)
+
+
 def test_the_device_is_the_emulator(gpu):
     cs = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
     got = gpu.solve(cs)

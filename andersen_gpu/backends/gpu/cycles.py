@@ -251,7 +251,7 @@ def _union_into(rnd: Round, targets: cupy.ndarray, sids: cupy.ndarray,
     while True:
         pool.clear_round()
         module("runs.cu")("union_update")(_warp_groups(total, rounds.UNION_PER_WARP), (BLOCK,), (
-            pairs, np.uint64(total), np.uint32(rounds.UNION_PER_WARP), base, store.desc, store.update.desc, rnd.Pn, rnd.Dn, scratch,
+            pairs, np.uint64(total), np.uint32(rounds.UNION_PER_WARP), np.uint32(0), base, store.desc, store.update.desc, rnd.Pn, rnd.Dn, scratch,
             *pool.args()))
         c = pool.ctl.get()
         if not c[CTL_OVF]:

@@ -13,10 +13,14 @@ the host sizes the next round's buffers from. Its pair buffers:
   distinct pointer set T, then the elements of T are grouped by content (GE: slot << 32 | sid)
   so that an element held by many sets T is expanded once.
 
-The round synchronises twice: after the stores are grouped (the host reads how many grouping
-pairs and expanded pairs there are, to size the sort and C), and at its end. A kernel that
-runs out of room raises ``ctl[CTL_OVF]``; the kernels after it do nothing and the commit is
-skipped, so the state is untouched and the host runs the round again once it made room
+A round of at most ``SPECULATE_MAX`` pairs synchronises once, at its end: its second half is
+queued with the first, sized by the room the last rounds needed (``Round.ge_room``,
+``Round.expand_room``), and its kernels read the counts on the device (``sort_counted``, the
+``count_slot`` of runs.cu). When that room was too small the round is run again the other way,
+which a larger round always takes: it synchronises after the stores are grouped (the host reads
+how many grouping pairs and expanded pairs there are, to size the sort and C), and at its end. A
+kernel that runs out of room raises ``ctl[CTL_OVF]``; the kernels after it do nothing and the
+commit is skipped, so the state is untouched and the host runs the round again once it made room
 (:meth:`Round.make_room`).
 """
 
@@ -34,7 +38,7 @@ from .graph import DeviceGraph
 from .pool import ElementPool
 from . import sets
 from .sets import ElemMemo, SetStore, grown, pow2_at_least, start_slots
-from .sort import sort_keys
+from .sort import MERGE_SORT_MAX, sort_counted, sort_keys
 
 #: Buffers grow to this many times what was asked for (the next rounds tend to ask for more).
 GROWTH = 1.25
@@ -75,6 +79,16 @@ def _room(buf: cupy.ndarray, need: int) -> cupy.ndarray:
     """``buf`` if it holds ``need`` uint64, else a new, larger buffer."""
     return buf if need <= buf.size else cupy.empty(int(need * GROWTH) + 1024, cupy.uint64)
 
+
+#: The most pairs (C with its room for the stores' expansions; GE's room) a round queues its second
+#: half for without reading its counts (at most MERGE_SORT_MAX: sort_counted). Larger rounds read
+#: them: their kernels' time dwarfs the read.
+SPECULATE_MAX = 1 << 17
+assert SPECULATE_MAX <= MERGE_SORT_MAX
+#: A speculative round's room for the stores' pairs: this many times the most the recent rounds used
+#: (decaying by a quarter a round), and at least ROOM_MIN.
+ROOM_GROWTH = 2
+ROOM_MIN = 1024
 
 #: Sorted pairs a warp of union_update, store_runs and expand_elems reads (1 to 32; kernels_cu/runs.cu):
 #: it handles the runs that begin among them one after another (bench/results/h100-5233423/).
@@ -120,22 +134,32 @@ class Round:
         # pairs beyond the counted bounds (none, unless a bound is wrong: then the round is run
         # again with this much more room instead of losing pairs)
         self.c_slack = self.g_slack = 0
-        self.bound_c = self.bound_g = self.c_cap = 0
+        self.bound_c = self.bound_g = self.c_cap = self.ge_cap = 0
+        # the room a speculative round keeps for the stores' element pairs (GE) and expansions (in C)
+        self.ge_room = self.expand_room = ROOM_MIN
+        self.speculative = False
+        self._counts = None   # views of the control words the speculative kernels read
 
     def roots(self) -> list[cupy.ndarray]:
         """The sid arrays a compaction must keep (and rewrites)."""
         return [self.P, self.D, self.Pold]
 
-    def launch_first(self, counts: Counts) -> None:
+    def launch_first(self, counts: Counts, speculate: bool = True) -> bool:
         """Queue the first part of a round after ``counts`` (the last one's): emit, and the
-        grouping of the stores; the host then reads the control block and calls
-        :meth:`launch_second`."""
+        grouping of the stores. Returns whether the round is speculative (``speculate`` and small
+        enough): then the host calls :meth:`launch_second` at once, without ``c``; otherwise it reads
+        the control block first and passes it."""
         g, pool, store, t = self.g, self.pool, self.store, self.timer
         bound_c, bound_g = counts.bound_c + self.c_slack, counts.next_g + self.g_slack
-        self.bound_c, self.bound_g, self.c_cap = bound_c, bound_g, bound_c
-        self.C = _room(self.C, bound_c)
+        room = self.expand_room if bound_g else 0
+        spec = speculate and bound_c + room <= SPECULATE_MAX and (not bound_g or self.ge_room <= SPECULATE_MAX)
+        self.speculative = spec
+        self.bound_c, self.bound_g = bound_c, bound_g
+        self.c_cap = bound_c + room if spec else bound_c
+        self.C = _room(self.C, self.c_cap)
         self.G = _room(self.G, bound_g)
-        self.GE = _room(self.GE, bound_g)
+        self.GE = _room(self.GE, max(bound_g, self.ge_room if spec else 0))
+        self.ge_cap = min(int(self.GE.size), self.ge_room) if spec else int(self.GE.size)
         C, G = self.C, self.G
         nloads = int(g.load_ptrs.size) if counts.load_live else 0
         emits = bool(counts.nchg or nloads)
@@ -164,11 +188,16 @@ class Round:
             # GE: (element slot, W) for every element of every store pointer set T
             t.run("stores", module("runs.cu")("store_runs"), _warp_groups(bound_g, STORE_PER_WARP), (BLOCK,), (
                 G, np.uint64(bound_g), np.uint32(STORE_PER_WARP), store.desc, self.table.desc, np.uint32(g.i2p), self.GE,
-                np.uint64(self.GE.size), *pool.args()))
+                np.uint64(self.ge_cap), *pool.args()))
+        return spec
 
-    def launch_second(self, counts: Counts, c: np.ndarray) -> None:
-        """Queue the rest of the round (``c``: the control block after :meth:`launch_first`):
-        the stores' expansions into C, the sort of C, the unions and updates, the commit."""
+    def launch_second(self, counts: Counts, c: np.ndarray | None = None) -> None:
+        """Queue the rest of the round (``c``: the control block after :meth:`launch_first`; None
+        after a speculative one): the stores' expansions into C, the sort of C, the unions and
+        updates, the commit."""
+        if c is None:
+            self._launch_second_counted(counts)
+            return
         g, pool, store, t = self.g, self.pool, self.store, self.timer
         f_runs = module("runs.cu")
         bound_c = self.bound_c
@@ -185,15 +214,49 @@ class Round:
             t.run("sort", sort_keys, GE)
             # C: the stores' pairs, one expansion per distinct element
             t.run("stores", f_runs("expand_elems"), _warp_groups(n_ge, EXPAND_PER_WARP), (BLOCK,), (
-                GE, np.uint64(n_ge), np.uint32(EXPAND_PER_WARP), store.desc, self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total),
+                GE, np.uint64(n_ge), np.uint32(EXPAND_PER_WARP), np.uint32(0), store.desc, self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total),
                 *pool.args()))
         if total:
             t.run("sort", sort_keys, C[:total])
             # Pn, Dn, chg_next: the targets whose set grew
             t.run("union", f_runs("union_update"), _warp_groups(total, UNION_PER_WARP), (BLOCK,), (
-                C, np.uint64(total), np.uint32(UNION_PER_WARP), self.P, store.desc, store.update.desc, self.Pn, self.Dn,
-                self.chg_next, *pool.args()))
+                C, np.uint64(total), np.uint32(UNION_PER_WARP), np.uint32(0), self.P, store.desc, store.update.desc,
+                self.Pn, self.Dn, self.chg_next, *pool.args()))
         self.commit(counts.nchg)
+
+    def _launch_second_counted(self, counts: Counts) -> None:
+        """:meth:`launch_second` of a speculative round: sized by the round's room (``c_cap``,
+        ``ge_cap``), the kernels reading the pairs' counts on the device (CTL_GE_FILL, CTL_C_FILL).
+        A count past its room raised CTL_OVF (emit_pair), and :meth:`speculation_missed` follows."""
+        g, pool, store, t = self.g, self.pool, self.store, self.timer
+        f_runs = module("runs.cu")
+        if self._counts is None or self._counts[0] is not pool.ctl:
+            self._counts = (pool.ctl, pool.ctl[CTL_GE_FILL:CTL_GE_FILL + 1], pool.ctl[CTL_C_FILL:CTL_C_FILL + 1])
+        _, ge_fill, c_fill = self._counts
+        total, C = self.c_cap, self.C
+        if self.bound_g and self.ge_cap:
+            GE = self.GE[:self.ge_cap]
+            t.run("sort", sort_counted, GE, ge_fill)
+            t.run("stores", f_runs("expand_elems"), _warp_groups(self.ge_cap, EXPAND_PER_WARP), (BLOCK,), (
+                GE, np.uint64(self.ge_cap), np.uint32(EXPAND_PER_WARP), np.uint32(CTL_GE_FILL), store.desc,
+                self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total), *pool.args()))
+        if total:
+            t.run("sort", sort_counted, C[:total], c_fill)
+            t.run("union", f_runs("union_update"), _warp_groups(total, UNION_PER_WARP), (BLOCK,), (
+                C, np.uint64(total), np.uint32(UNION_PER_WARP), np.uint32(CTL_C_FILL), self.P, store.desc,
+                store.update.desc, self.Pn, self.Dn, self.chg_next, *pool.args()))
+        self.commit(counts.nchg)
+
+    def speculation_missed(self, c: np.ndarray) -> None:
+        """After a speculative round that raised CTL_OVF (control block ``c``): room for the stores'
+        pairs it found, the caches cleared and the flags lowered; the host runs the round again,
+        reading its counts (``launch_first(..., speculate=False)``), which makes room for anything
+        else that ran out."""
+        self.ge_room = max(self.ge_room, ROOM_GROWTH * int(c[CTL_GE_FILL]) + ROOM_MIN)
+        self.expand_room = max(self.expand_room, ROOM_GROWTH * int(c[CTL_EXPAND_BOUND]) + ROOM_MIN)
+        self.store.clear_caches()
+        self.pool.ctl[CTL_OVF] = 0
+        self.pool.ctl[CTL_TABLE_FULL] = 0
 
     def commit(self, nprev: int) -> None:
         """Queue the commit of the sets in Pn, Dn for the nodes of ``chg_next`` (and the reset
@@ -219,6 +282,10 @@ class Round:
         rounds when this round's claims passed 1/CACHE_LOAD of its slots."""
         self.store.fit(c)
         self.table = grown(self.table, int(c[CTL_TABLE_CLAIMS]), self.table_largest) or self.table
+        # the next speculative rounds' room: what this one used, or what the last ones did, decaying
+        self.ge_room = max(ROOM_GROWTH * int(c[CTL_GE_FILL]) + ROOM_MIN, self.ge_room - self.ge_room // 4)
+        self.expand_room = max(ROOM_GROWTH * int(c[CTL_EXPAND_BOUND]) + ROOM_MIN,
+                               self.expand_room - self.expand_room // 4)
 
     def release_buffers(self) -> None:
         """Drop the pair buffers (between rounds they hold nothing the next round reads; it

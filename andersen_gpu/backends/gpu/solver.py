@@ -129,6 +129,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
     rnd.advance()
 
     iterations, retries, delta_bits, hits, misses, unions, chunks = 0, 0, 0, 0, 0, 0, 0
+    spec_rounds, spec_misses = 0, 0
     # pool elements a round takes (the most of the recent rounds, decaying): a compaction
     # leaves room for ROOM_ROUNDS such rounds, and comes before a round that may not fit
     need = 0
@@ -143,8 +144,23 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
         top_before = counts.top
         t_round, retries_before, compactions_before = time.perf_counter(), retries, store.compactions
         marks_before = len(timer.marks)
+        speculate = True
         while True:
-            rnd.launch_first(counts)
+            if rnd.launch_first(counts, speculate):
+                # both halves queued at once (rounds.py): one read of the control block
+                rnd.launch_second(counts)
+                c = read_ctl()
+                if not c[CTL_OVF]:
+                    spec_rounds += 1
+                    break
+                # its room was too small (or something ran out): again, reading the counts
+                spec_misses += 1
+                speculate = False
+                rnd.speculation_missed(c)
+                c = read_ctl()
+                counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
+                top_before = counts.top
+                continue
             c = read_ctl()
             if not c[CTL_OVF]:
                 rnd.launch_second(counts, c)
@@ -166,7 +182,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
         need = max(new.top - top_before, need - need // 4)
         entry = dict(changed=counts.nchg, pairs_bound=rnd.c_cap, store_pairs_bound=rnd.bound_g,
                      next_changed=new.nchg, pool_top=new.top, pool_cap=pool.cap, sets=new.nsets,
-                     retries=retries - retries_before) if opt.trace else None
+                     retries=retries - retries_before, speculative=rnd.speculative) if opt.trace else None
         if PROFILE:   # the round's counters (maxima of this round), then zeroed for the next
             profile.add(c, entry)
         counts = new
@@ -219,7 +235,8 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
                  staged_compactions=store.staged_compactions,
                  bytes_per_fact=round(peak_bytes / final_edges, 4) if final_edges else None,
                  memo_hits=hits, memo_misses=misses, unions=unions, image_chunks=chunks, delta_bits=delta_bits,
-                 round_retries=retries, representatives=g.n_work,
+                 round_retries=retries, speculative_rounds=spec_rounds, speculation_misses=spec_misses,
+                 representatives=g.n_work,
                  table_slots=dict(set_ids=store.cap, update=store.update.slots, shift=store.shift.slots,
                                   image=store.image.slots, elements=store.elements.slots, stores=rnd.table.slots),
                  cycle_passes=policy.passes,
