@@ -146,7 +146,8 @@ def warm_gpu_kernels() -> None:
     :func:`gpu_sample_set` with online cycle passes from the first round on and a pool of one
     element to start with (so that it grows, retries rounds and is compacted), and once more
     without the offline collapse and the pointee order: every stage runs, with the dtypes a
-    real solve gives it; then :func:`sample_set` and a sample of 10^5 values, for the kernels
+    real solve gives it; a sample of 400 values with the default pool (its memo caches fill and
+    are cleared); then :func:`sample_set` and a sample of 10^5 values, for the kernels
     CuPy picks by size (its nonzero's for 512 elements or fewer, its scans' for large arrays). Needs
     CuPy and a device; raises what they raise.
     """
@@ -165,6 +166,9 @@ def warm_gpu_kernels() -> None:
     # set's lists are that small
     solve_gpu(sample_set(), GpuOptions())
     solve_gpu(cs, GpuOptions(preprocess=False, pointee_order=False), CyclePolicy(first_round=1, min_rounds_ms=0.0))
+    # the default pool, where no compaction forgets the caches: a persistent memo cache reaches its
+    # largest size and is cleared (SetStore.fit); its rounds speculate (rounds.py)
+    solve_gpu(gpu_sample_set(values=400, seed=1), GpuOptions())
     # the initial lists' record path (andersen_gpu.backends.gpu.lists: 2^15 pairs or more, dense)
     from .backends.gpu.lists import RECORDS_MIN_PAIRS
     objects, ptrs = 4096, -(-RECORDS_MIN_PAIRS // 4096)
