@@ -115,6 +115,18 @@ def test_object_level_offsets_fit_the_smaller_set():
     assert sol.points_to(int(new[3])).tolist() == [0]   # 3 = &o; o + 3 keeps o (field-insensitive)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets(gep_cycles=True, with_i2p=True))
+def test_object_level_set_is_valid(cs):
+    """object_level builds its set without validating it (its columns are mapped through the node
+    table): validated here, it passes, and the validating constructor gives an equal set."""
+    coarse, new = object_level(cs.replace(offline_rep=None))
+    coarse.validate()
+    assert coarse.replace() == coarse
+    assert coarse.obj_size.dtype == np.int32 and coarse.kind.dtype == np.int8
+    assert coarse.obj_size[-1] == 0 and coarse.names is None and not coarse.collapse_cycles
+
+
 def test_object_level_keeps_ids_under_merges():
     cs = ConstraintSet.from_lists(4, obj_size={1: 2, 2: 1}, offline_rep=[0, 1, 2, 0])
     coarse, new = object_level(cs)

@@ -206,41 +206,49 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
     objs = _collapsible(cs, np.flatnonzero(cs.obj_size > 1))
     if cs.offline_rep is not None:
         return collapse_objects(cs, objs).replace(collapse_cycles=False), np.arange(cs.n_nodes, dtype=np.int32)
-    n = cs.n_nodes
     into = _slot_owner(cs, objs)
-    size = cs.obj_size.astype(np.int64)
-    size[objs] = 1
-    order, new = _dense_ids(into, size)
-    size[into != np.arange(n)] = 0
+    order, new, size, kind = _dense_ids(into, cs.obj_size, cs.kind, objs, np.int8(NodeKind.VALUE))
     m = lambda col: _take(new, col)      # noqa: E731
     # an offset past every span applies to no object but a field-insensitive one (a call gep's to
     # none), as the largest span's size does: offsets stay below the (smaller) node count, one
     # padding value after the rest
-    top = max(1, int(size.max(initial=0)))
-    clamp = lambda off: np.minimum(off, top)   # noqa: E731
+    top = np.int32(max(1, int(size.max(initial=0))))
+    clamp = lambda off: np.minimum(off, top).astype(np.int32, copy=False)   # noqa: E731
     fi = np.union1d(cs.field_insensitive, objs)
-    coarse = ConstraintSet(
-        len(order) + 1, np.append(size[order], 0), np.append(cs.kind[order], NodeKind.VALUE),
-        m(cs.addr_dst), m(cs.addr_src), m(cs.copy_dst), m(cs.copy_src), m(cs.load_dst), m(cs.load_src),
-        m(cs.store_dst), m(cs.store_src), m(cs.gep_dst), m(cs.gep_src), clamp(cs.gep_offset),
-        int_to_pointer=int(new[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1,
+    # every column is the validated set's mapped through ``new`` (ids below len(order)), offsets
+    # clamped below it, sizes and kinds those of the kept nodes: not validated again (_derived;
+    # tests/test_objects.py validates it on random sets)
+    coarse = _derived(
+        cs, n_nodes=len(order) + 1, obj_size=size, kind=kind,
+        addr_dst=m(cs.addr_dst), addr_src=m(cs.addr_src), copy_dst=m(cs.copy_dst), copy_src=m(cs.copy_src),
+        load_dst=m(cs.load_dst), load_src=m(cs.load_src), store_dst=m(cs.store_dst), store_src=m(cs.store_src),
+        gep_dst=m(cs.gep_dst), gep_src=m(cs.gep_src), gep_offset=clamp(cs.gep_offset),
+        int_to_pointer=int(new[cs.int_to_pointer]) if cs.int_to_pointer >= 0 else -1, offline_rep=None,
         hcd_ptr=m(cs.hcd_ptr), hcd_target=m(cs.hcd_target), walk_dst=m(cs.walk_dst), walk_src=m(cs.walk_src),
-        walk_offset=clamp(cs.walk_offset), call_dst=m(cs.call_dst), call_src=m(cs.call_src),
-        call_offset=clamp(cs.call_offset), call_geps=cs.call_geps, field_insensitive=np.unique(new[fi]))
+        walk_offset=clamp(cs.walk_offset), field_insensitive=np.unique(new[fi]).astype(np.int32),
+        collapse_cycles=False, call_dst=m(cs.call_dst), call_src=m(cs.call_src),
+        call_offset=clamp(cs.call_offset), call_geps=cs.call_geps, names=None, locations=None)
     return coarse, new
 
 
 @njit(cache=True, nogil=True)
-def _dense_ids(into, size):
-    """(order, new) for :func:`object_level`: ``order`` (int32[k]) the kept nodes (``into[v] == v``),
-    first those inside some kept object's span ``[z, z + size[z])``, then the rest, each part
-    ascending; ``new`` (int32[n]) each node's position in ``order``, a merged node its owner's."""
+def _dense_ids(into, obj_size, kind, objs, value_kind):
+    """(order, new, size, kinds) for :func:`object_level`: ``order`` (int32[k]) the kept nodes
+    (``into[v] == v``), first those inside some kept object's span ``[z, z + size[z])`` (``size``:
+    ``obj_size`` with 1 for the collapsed ``objs``), then the rest, each part ascending; ``new``
+    (int32[n]) each node's position in ``order``, a merged node its owner's; ``size`` (int32[k + 1])
+    and ``kinds`` (int8[k + 1]) the object-level set's: the kept nodes' in ``order``, then a value of
+    size 0 (the padding node)."""
     n = len(into)
+    one = np.zeros(n, np.bool_)
+    for z in objs:
+        one[z] = True
     spanned = np.zeros(n, np.bool_)
     end = 0
     for z in range(n):            # spans nest or follow one another: the furthest end so far
-        if into[z] == z and size[z] > 0 and z + size[z] > end:
-            end = z + size[z]
+        sz = 1 if one[z] else obj_size[z]
+        if into[z] == z and sz > 0 and z + sz > end:
+            end = z + sz
         if z < end:
             spanned[z] = True
     order = np.empty(n, np.int32)
@@ -254,11 +262,18 @@ def _dense_ids(into, size):
             order[k] = z
             k += 1
     new = np.empty(n, np.int32)
+    size = np.empty(k + 1, np.int32)
+    kinds = np.empty(k + 1, np.int8)
     for i in range(k):
-        new[order[i]] = i
+        z = order[i]
+        new[z] = i
+        size[i] = 1 if one[z] else obj_size[z]
+        kinds[i] = kind[z]
+    size[k] = 0
+    kinds[k] = value_kind
     for z in range(n):
         new[z] = new[into[z]]     # an owner comes before its slots
-    return order[:k], new
+    return order[:k], new, size, kinds
 
 
 @njit(cache=True, nogil=True)
