@@ -86,8 +86,7 @@ def scc_labels(n, ptr, adj):
     Searches start only from nodes with an edge out."""
     index = np.zeros(n, np.int32)     # 0: not visited yet; low[v]: the least index v reaches on the stack
     low = np.zeros(n, np.int32)
-    comp = np.full(n, -1, np.int32)
-    on_stack = np.zeros(n, np.bool_)
+    comp = np.full(n, -1, np.int32)   # -1 while on the stack (a visited node is on it until its component is done)
     stack = np.empty(n, np.int32)
     call = np.empty(n, np.int32)      # the DFS path; next_edge[v]: v's next edge to follow
     next_edge = ptr[:n].copy()
@@ -101,7 +100,6 @@ def scc_labels(n, ptr, adj):
         counter += 1
         stack[sp] = root
         sp += 1
-        on_stack[root] = True
         while depth >= 0:
             v = call[depth]
             if next_edge[v] < ptr[v + 1]:
@@ -112,17 +110,15 @@ def scc_labels(n, ptr, adj):
                     counter += 1
                     stack[sp] = w
                     sp += 1
-                    on_stack[w] = True
                     depth += 1
                     call[depth] = w
-                elif on_stack[w] and index[w] < low[v]:
+                elif comp[w] < 0 and index[w] < low[v]:
                     low[v] = index[w]
                 continue
             if low[v] == index[v]:
                 while True:
                     sp -= 1
                     w = stack[sp]
-                    on_stack[w] = False
                     comp[w] = ncomp
                     if w == v:
                         break
