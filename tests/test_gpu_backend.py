@@ -257,6 +257,19 @@ def _stores_that_expand() -> ConstraintSet:
     return ConstraintSet.from_lists(n, addr=addr, copy=copy, store=store, load=load)
 
 
+def _forced_rooms(ge: int, expand: int):
+    """The speculative rounds' rooms set to ``ge`` and ``expand`` after every round (Round.fit)."""
+    from unittest.mock import patch
+
+    from andersen_gpu.backends.gpu import rounds
+    real_fit = rounds.Round.fit
+
+    def fit(self, c):
+        real_fit(self, c)
+        self.ge_room, self.expand_room = ge, expand
+    return patch.object(rounds.Round, "fit", fit)
+
+
 def test_speculative_rounds_missed_and_read():
     # no room for the stores' pairs: every round whose stores expand misses and runs again reading
     # its counts; the others speculate. Then no round speculates. Both the reference's solution.
@@ -270,6 +283,11 @@ def test_speculative_rounds_missed_and_read():
     assert got == want, got.diff_report(want, labels=("gpu", "reference"))
     notes = got.stats.notes
     assert notes["speculation_misses"] > 0 and notes["speculative_rounds"] > 0
+    # room for the stores' element pairs but none for their expansions: C runs out in expand_elems
+    with _forced_rooms(1 << 16, 0):
+        got = gpu_solve(cs, preprocess=False)
+    assert got == want, got.diff_report(want, labels=("gpu", "reference"))
+    assert got.stats.notes["speculation_misses"] > 0
     with patch.object(rounds, "SPECULATE_MAX", 0):
         got = gpu_solve(cs, preprocess=False)
     assert got == want, got.diff_report(want, labels=("gpu", "reference"))
@@ -289,6 +307,10 @@ def test_random_sets_speculation_missed_or_off(cs):
     with patch.object(rounds, "ROOM_MIN", 0), patch.object(rounds, "ROOM_GROWTH", 0):
         assert_same(cs)
         assert_same(cs, capacity=1)
+    # rooms apart: none for the expansions only, and a little of each (some rounds fit, some miss)
+    for ge, expand in ((1 << 16, 0), (2, 3)):
+        with _forced_rooms(ge, expand):
+            assert_same(cs)
     with patch.object(rounds, "SPECULATE_MAX", 0):
         assert_same(cs)
 

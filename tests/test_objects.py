@@ -125,6 +125,20 @@ def test_object_level_set_is_valid(cs):
     assert coarse.replace() == coarse
     assert coarse.obj_size.dtype == np.int32 and coarse.kind.dtype == np.int8
     assert coarse.obj_size[-1] == 0 and coarse.names is None and not coarse.collapse_cycles
+    for name in ("addr_dst", "addr_src", "copy_dst", "copy_src", "load_dst", "load_src", "store_dst",
+                 "store_src", "gep_dst", "gep_src", "gep_offset", "walk_offset", "call_offset",
+                 "field_insensitive", "hcd_ptr"):
+        assert getattr(coarse, name).dtype == np.int32, name
+
+
+def test_object_level_refuses_an_object_merged_out_of_a_function():
+    # f = 0 (6 slots) holds an object o = 1 (slots 2 to 4): o is collapsed at object level, f keeps
+    # its 6 slots, which no longer fit in the 5 nodes left: refused, as the validating constructor
+    # always did (where the span still fits, the set is what that constructor gives)
+    cs = ConstraintSet.from_lists(7, obj_size=[6, 4, 1, 1, 1, 1, 0], kind=[3, 1, 2, 2, 2, 2, 0],
+                                  addr=[(6, 0), (6, 1)])
+    with pytest.raises(InputError, match="object size"):
+        object_level(cs)
 
 
 def test_object_level_keeps_ids_under_merges():

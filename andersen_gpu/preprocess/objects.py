@@ -207,7 +207,7 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
     if cs.offline_rep is not None:
         return collapse_objects(cs, objs).replace(collapse_cycles=False), np.arange(cs.n_nodes, dtype=np.int32)
     into = _slot_owner(cs, objs)
-    order, new, size, kind = _dense_ids(into, cs.obj_size, cs.kind, objs, np.int8(NodeKind.VALUE))
+    order, new, size, kind, spans_kept = _dense_ids(into, cs.obj_size, cs.kind, objs, np.int8(NodeKind.VALUE))
     m = lambda col: _take(new, col)      # noqa: E731
     # an offset past every span applies to no object but a field-insensitive one (a call gep's to
     # none), as the largest span's size does: offsets stay below the (smaller) node count, one
@@ -228,6 +228,10 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
         walk_offset=clamp(cs.walk_offset), field_insensitive=np.unique(new[fi]).astype(np.int32),
         collapse_cycles=False, call_dst=m(cs.call_dst), call_src=m(cs.call_src),
         call_offset=clamp(cs.call_offset), call_geps=cs.call_geps, names=None, locations=None)
+    if not spans_kept:
+        # a kept span lost a node (an object nested in a function's slots was collapsed): the
+        # validating constructor decides, as it always did (InputError where the span runs past)
+        coarse = coarse.replace()
     return coarse, new
 
 
@@ -238,7 +242,8 @@ def _dense_ids(into, obj_size, kind, objs, value_kind):
     ``obj_size`` with 1 for the collapsed ``objs``), then the rest, each part ascending; ``new``
     (int32[n]) each node's position in ``order``, a merged node its owner's; ``size`` (int32[k + 1])
     and ``kinds`` (int8[k + 1]) the object-level set's: the kept nodes' in ``order``, then a value of
-    size 0 (the padding node)."""
+    size 0 (the padding node); and whether every kept span of more than one slot kept all its
+    nodes, in order (so that its new span covers its own slots)."""
     n = len(into)
     one = np.zeros(n, np.bool_)
     for z in objs:
@@ -273,7 +278,13 @@ def _dense_ids(into, obj_size, kind, objs, value_kind):
     kinds[k] = value_kind
     for z in range(n):
         new[z] = new[into[z]]     # an owner comes before its slots
-    return order[:k], new, size, kinds
+    spans_kept = True
+    for i in range(k):
+        z = order[i]
+        for j in range(1, size[i]):
+            if z + j >= n or new[z + j] != i + j:
+                spans_kept = False
+    return order[:k], new, size, kinds, spans_kept
 
 
 @njit(cache=True, nogil=True)

@@ -152,13 +152,15 @@ class Round:
         g, pool, store, t = self.g, self.pool, self.store, self.timer
         bound_c, bound_g = counts.bound_c + self.c_slack, counts.next_g + self.g_slack
         room = self.expand_room if bound_g else 0
-        spec = speculate and bound_c + room <= SPECULATE_MAX and (not bound_g or self.ge_room <= SPECULATE_MAX)
+        spec = (speculate and SPECULATE_MAX > 0 and bound_c + room <= SPECULATE_MAX
+                and (not bound_g or self.ge_room <= SPECULATE_MAX))
         self.speculative = spec
         self.bound_c, self.bound_g = bound_c, bound_g
         self.c_cap = bound_c + room if spec else bound_c
         self.C = _room(self.C, self.c_cap)
         self.G = _room(self.G, bound_g)
-        self.GE = _room(self.GE, max(bound_g, self.ge_room if spec else 0))
+        # GE's room only where stores run (a round without any needs no buffer for them)
+        self.GE = _room(self.GE, max(bound_g, self.ge_room if spec and bound_g else 0))
         self.ge_cap = min(int(self.GE.size), self.ge_room) if spec else int(self.GE.size)
         C, G = self.C, self.G
         nloads = int(g.load_ptrs.size) if counts.load_live else 0

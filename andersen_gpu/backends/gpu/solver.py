@@ -153,13 +153,13 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
                 if not c[CTL_OVF]:
                     spec_rounds += 1
                     break
-                # its room was too small (or something ran out): again, reading the counts
+                # its room was too small (or something ran out): again, reading the counts; the pool
+                # the round takes is still counted from its start (top_before), so that a pool that
+                # ran out is given room for the whole round (make_room)
                 spec_misses += 1
                 speculate = False
                 rnd.speculation_missed(c)
-                c = read_ctl()
-                counts.top, counts.nsets = int(c[CTL_TOP]), int(c[CTL_NSETS])
-                top_before = counts.top
+                counts.nsets = int(c[CTL_NSETS])
                 continue
             c = read_ctl()
             if not c[CTL_OVF]:
