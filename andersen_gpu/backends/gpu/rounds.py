@@ -90,6 +90,11 @@ assert SPECULATE_MAX <= MERGE_SORT_MAX
 ROOM_GROWTH = 2
 ROOM_MIN = 1024
 
+def _room_for(used) -> int:
+    """A speculative round's room for pairs of which a round used ``used``."""
+    return ROOM_GROWTH * int(used) + ROOM_MIN
+
+
 #: Sorted pairs a warp of union_update, store_runs and expand_elems reads (1 to 32; kernels_cu/runs.cu):
 #: it handles the runs that begin among them one after another (bench/results/h100-5233423/).
 UNION_PER_WARP = 8
@@ -138,7 +143,8 @@ class Round:
         # the room a speculative round keeps for the stores' element pairs (GE) and expansions (in C)
         self.ge_room = self.expand_room = ROOM_MIN
         self.speculative = False
-        self._counts = None   # views of the control words the speculative kernels read
+        # the control words a speculative round's sorts read its pair counts from (views)
+        self.ge_fill, self.c_fill = pool.ctl[CTL_GE_FILL:CTL_GE_FILL + 1], pool.ctl[CTL_C_FILL:CTL_C_FILL + 1]
 
     def roots(self) -> list[cupy.ndarray]:
         """The sid arrays a compaction must keep (and rewrites)."""
@@ -196,57 +202,40 @@ class Round:
     def launch_second(self, counts: Counts, c: np.ndarray | None = None) -> None:
         """Queue the rest of the round (``c``: the control block after :meth:`launch_first`; None
         after a speculative one): the stores' expansions into C, the sort of C, the unions and
-        updates, the commit."""
-        if c is None:
-            self._launch_second_counted(counts)
-            return
+        updates, the commit. A speculative round's are sized by its room (``ge_cap``, ``c_cap``),
+        and its kernels read the pairs' counts on the device (CTL_GE_FILL, CTL_C_FILL): a count past
+        its room raised CTL_OVF (emit_pair), and :meth:`speculation_missed` follows."""
         g, pool, store, t = self.g, self.pool, self.store, self.timer
         f_runs = module("runs.cu")
-        bound_c = self.bound_c
-        n_ge, expand = int(c[CTL_GE_FILL]), int(c[CTL_EXPAND_BOUND])
-        total = self.c_cap = bound_c + expand
-        if total > self.C.size:
-            bigger = cupy.empty(int(total * GROWTH) + 1024, cupy.uint64)
-            bigger[:bound_c] = self.C[:bound_c]
-            self.C = bigger
+        if c is None:
+            n_ge, total = (self.ge_cap if self.bound_g else 0), self.c_cap
+            ge_slot, c_slot = CTL_GE_FILL, CTL_C_FILL
+            sort = lambda keys, count: sort_counted(keys, count)   # noqa: E731
+        else:
+            bound_c = self.bound_c
+            n_ge, expand = int(c[CTL_GE_FILL]), int(c[CTL_EXPAND_BOUND])
+            total = self.c_cap = bound_c + expand
+            if total > self.C.size:
+                bigger = cupy.empty(int(total * GROWTH) + 1024, cupy.uint64)
+                bigger[:bound_c] = self.C[:bound_c]
+                self.C = bigger
+            fill_bytes(self.C[bound_c:total], 0xFF)
+            ge_slot = c_slot = 0
+            sort = lambda keys, count: sort_keys(keys)   # noqa: E731
         C = self.C
-        fill_bytes(C[bound_c:total], 0xFF)
         if n_ge:
             GE = self.GE[:n_ge]
-            t.run("sort", sort_keys, GE)
+            t.run("sort", sort, GE, self.ge_fill)
             # C: the stores' pairs, one expansion per distinct element
             t.run("stores", f_runs("expand_elems"), _warp_groups(n_ge, EXPAND_PER_WARP), (BLOCK,), (
-                GE, np.uint64(n_ge), np.uint32(EXPAND_PER_WARP), np.uint32(0), store.desc, self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total),
-                *pool.args()))
+                GE, np.uint64(n_ge), np.uint32(EXPAND_PER_WARP), np.uint32(ge_slot), store.desc, self.table.desc,
+                g.rep, np.uint32(g.i2p), C, np.uint64(total), *pool.args()))
         if total:
-            t.run("sort", sort_keys, C[:total])
+            t.run("sort", sort, C[:total], self.c_fill)
             # Pn, Dn, chg_next: the targets whose set grew
             t.run("union", f_runs("union_update"), _warp_groups(total, UNION_PER_WARP), (BLOCK,), (
-                C, np.uint64(total), np.uint32(UNION_PER_WARP), np.uint32(0), self.P, store.desc, store.update.desc,
+                C, np.uint64(total), np.uint32(UNION_PER_WARP), np.uint32(c_slot), self.P, store.desc, store.update.desc,
                 self.Pn, self.Dn, self.chg_next, *pool.args()))
-        self.commit(counts.nchg)
-
-    def _launch_second_counted(self, counts: Counts) -> None:
-        """:meth:`launch_second` of a speculative round: sized by the round's room (``c_cap``,
-        ``ge_cap``), the kernels reading the pairs' counts on the device (CTL_GE_FILL, CTL_C_FILL).
-        A count past its room raised CTL_OVF (emit_pair), and :meth:`speculation_missed` follows."""
-        g, pool, store, t = self.g, self.pool, self.store, self.timer
-        f_runs = module("runs.cu")
-        if self._counts is None or self._counts[0] is not pool.ctl:
-            self._counts = (pool.ctl, pool.ctl[CTL_GE_FILL:CTL_GE_FILL + 1], pool.ctl[CTL_C_FILL:CTL_C_FILL + 1])
-        _, ge_fill, c_fill = self._counts
-        total, C = self.c_cap, self.C
-        if self.bound_g and self.ge_cap:
-            GE = self.GE[:self.ge_cap]
-            t.run("sort", sort_counted, GE, ge_fill)
-            t.run("stores", f_runs("expand_elems"), _warp_groups(self.ge_cap, EXPAND_PER_WARP), (BLOCK,), (
-                GE, np.uint64(self.ge_cap), np.uint32(EXPAND_PER_WARP), np.uint32(CTL_GE_FILL), store.desc,
-                self.table.desc, g.rep, np.uint32(g.i2p), C, np.uint64(total), *pool.args()))
-        if total:
-            t.run("sort", sort_counted, C[:total], c_fill)
-            t.run("union", f_runs("union_update"), _warp_groups(total, UNION_PER_WARP), (BLOCK,), (
-                C, np.uint64(total), np.uint32(UNION_PER_WARP), np.uint32(CTL_C_FILL), self.P, store.desc,
-                store.update.desc, self.Pn, self.Dn, self.chg_next, *pool.args()))
         self.commit(counts.nchg)
 
     def speculation_missed(self, c: np.ndarray) -> None:
@@ -254,8 +243,13 @@ class Round:
         pairs it found, the caches cleared and the flags lowered; the host runs the round again,
         reading its counts (``launch_first(..., speculate=False)``), which makes room for anything
         else that ran out."""
-        self.ge_room = max(self.ge_room, ROOM_GROWTH * int(c[CTL_GE_FILL]) + ROOM_MIN)
-        self.expand_room = max(self.expand_room, ROOM_GROWTH * int(c[CTL_EXPAND_BOUND]) + ROOM_MIN)
+        self.ge_room = max(self.ge_room, _room_for(c[CTL_GE_FILL]))
+        self.expand_room = max(self.expand_room, _room_for(c[CTL_EXPAND_BOUND]))
+        self._lower_flags()
+
+    def _lower_flags(self) -> None:
+        """After a round that raised CTL_OVF: forget the caches (its kernels left aborted entries)
+        and lower the flags, so that it can run again."""
         self.store.clear_caches()
         self.pool.ctl[CTL_OVF] = 0
         self.pool.ctl[CTL_TABLE_FULL] = 0
@@ -285,9 +279,8 @@ class Round:
         self.store.fit(c)
         self.table = grown(self.table, int(c[CTL_TABLE_CLAIMS]), self.table_largest) or self.table
         # the next speculative rounds' room: what this one used, or what the last ones did, decaying
-        self.ge_room = max(ROOM_GROWTH * int(c[CTL_GE_FILL]) + ROOM_MIN, self.ge_room - self.ge_room // 4)
-        self.expand_room = max(ROOM_GROWTH * int(c[CTL_EXPAND_BOUND]) + ROOM_MIN,
-                               self.expand_room - self.expand_room // 4)
+        self.ge_room = max(_room_for(c[CTL_GE_FILL]), self.ge_room - self.ge_room // 4)
+        self.expand_room = max(_room_for(c[CTL_EXPAND_BOUND]), self.expand_room - self.expand_room // 4)
 
     def release_buffers(self) -> None:
         """Drop the pair buffers (between rounds they hold nothing the next round reads; it
@@ -329,7 +322,5 @@ class Round:
             # nothing full that we can see: the intern table (twice the set table) must be
             self.store.grow(nsets)
             done.append("sets")
-        self.store.clear_caches()
-        self.pool.ctl[CTL_OVF] = 0
-        self.pool.ctl[CTL_TABLE_FULL] = 0
+        self._lower_flags()
         return "+".join(done)
