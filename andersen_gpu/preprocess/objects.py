@@ -237,7 +237,7 @@ def object_level(cs: ConstraintSet) -> tuple[ConstraintSet, np.ndarray]:
 
 @njit(cache=True, nogil=True)
 def _dense_ids(into, obj_size, kind, objs, value_kind):
-    """(order, new, size, kinds) for :func:`object_level`: ``order`` (int32[k]) the kept nodes
+    """(order, new, size, kinds, spans_kept) for :func:`object_level`: ``order`` (int32[k]) the kept nodes
     (``into[v] == v``), first those inside some kept object's span ``[z, z + size[z])`` (``size``:
     ``obj_size`` with 1 for the collapsed ``objs``), then the rest, each part ascending; ``new``
     (int32[n]) each node's position in ``order``, a merged node its owner's; ``size`` (int32[k + 1])
