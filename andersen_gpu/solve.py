@@ -83,6 +83,21 @@ def resolve_backend(backend: str, announce: bool = False, cs: ConstraintSet | No
     return backend
 
 
+def coarse_solver(backend: str, announce=lambda message: None, threads: int = 1, **options):
+    """The object-level solve that :func:`solve` gives
+    :func:`~andersen_gpu.preprocess.objects.collapse_reached` when ``cs.collapse_cycles``: a
+    callable ``f(coarse) -> Solution`` solving on ``backend`` (a name, not ``auto``) with the
+    backend module's ``OBJECT_LEVEL_OPTIONS`` (its own choice for that set, e.g. the GPU's lighter
+    preprocessing) and ``options`` over them. Any backend's least solution is the same."""
+    name = resolve_backend(backend)
+    try:
+        module = importlib.import_module(f"andersen_gpu.backends.{name}")
+    except ImportError as exc:
+        raise BackendUnavailable(f"{name} backend unavailable: {exc}") from None
+    merged = {**getattr(module, "OBJECT_LEVEL_OPTIONS", {}), **options}
+    return lambda coarse: solve(coarse, backend=name, announce=announce, threads=threads, **merged)
+
+
 def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: None, threads: int = 1,
           kernel_timing: bool = False, **options) -> Solution:
     """Solve ``cs`` with one backend.
@@ -149,8 +164,7 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
     if cs.collapse_cycles:
         from .preprocess.objects import collapse_reached
         t = time.perf_counter()
-        cs, objects = collapse_reached(cs, lambda coarse: solve(coarse, backend=name, announce=announce,
-                                                                threads=threads, **options))
+        cs, objects = collapse_reached(cs, coarse_solver(name, announce=announce, threads=threads, **options))
         objects_ms = (time.perf_counter() - t) * 1e3
     if name == "cpu":
         options["threads"] = threads

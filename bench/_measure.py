@@ -245,12 +245,12 @@ def _collapse_objects(cs, backends, base: dict, cfg: MeasureConfig):
     per backend (``objects_host_ms``, ``objects_preprocess_ms``, ``objects_iterations``: see
     :class:`andersen_gpu.preprocess.objects.ObjectsStats`); ``base`` gets the objects and slots
     collapsed."""
-    from andersen_gpu import solve
     from andersen_gpu.preprocess.objects import collapse_reached
+    from andersen_gpu.solve import coarse_solver
 
     out, ms, parts = None, {}, {}
     for b in [x for x in backends if x != "reference"] or list(backends):
-        med, _mn, _runs, results = _timed(lambda: collapse_reached(cs, lambda coarse: solve(coarse, backend=b)),
+        med, _mn, _runs, results = _timed(lambda: collapse_reached(cs, coarse_solver(b)),
                                           cfg, always_repeat=b == "gpu")
         got, stats = results[-1]
         ms[b] = med

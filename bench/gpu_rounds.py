@@ -124,8 +124,9 @@ def main(argv=None) -> int:
     options = dict(online_cycles=not args.no_online_cycles, walk_geps=not args.no_walk_geps)
     if cs.collapse_cycles:   # the object-level solve first, its rounds not streamed: one line
         from andersen_gpu.preprocess.objects import collapse_reached
+        from andersen_gpu.solve import coarse_solver
         t = time.perf_counter()
-        cs, objects = collapse_reached(cs, lambda coarse: andersen_gpu.solve(coarse, backend="gpu", **options))
+        cs, objects = collapse_reached(cs, coarse_solver("gpu", **options))
         rounds.line(json.dumps(dict(objects_ms=round((time.perf_counter() - t) * 1e3, 1),
                                     collapse_cycles=objects.note())))
     solver.log.addHandler(rounds)

@@ -38,11 +38,11 @@ def _work(name: str):
         from gpu_paper_inputs import load_dump
         cs = load_dump(ROOT / ".inputs" / f"{name[6:]}.npz")
     else:
-        import andersen_gpu
         from andersen_gpu.preprocess.objects import collapse_reached
+        from andersen_gpu.solve import coarse_solver
         from constraints import io as cio
         cs = cio.load(str(ROOT / ".corpus-dumps" / f"{name}.npz"))
-        cs, _ = collapse_reached(cs, lambda c: andersen_gpu.solve(c, backend="gpu"))
+        cs, _ = collapse_reached(cs, coarse_solver("gpu"))
     return collapse(cs)[0]
 
 

@@ -34,18 +34,23 @@ def run(tree: str, label: str, programs: list[str]) -> None:
 
     def gpu(cs, **kw):
         return andersen_gpu.solve(cs, backend="gpu", **kw)
+    try:     # the object-level solve as andersen_gpu.solve runs it (trees before it have no coarse_solver)
+        from andersen_gpu.solve import coarse_solver
+        coarse = coarse_solver("gpu")
+    except ImportError:
+        coarse = gpu
 
     for p in programs:
         cs = cio.load(f".corpus-dumps/{p}.npz")
         for _ in range(2):
-            fine, _ = collapse_reached(cs, gpu)
+            fine, _ = collapse_reached(cs, coarse)
         work, _ = collapse(fine)
         for _ in range(2):
             gpu(work, preprocess=False)
         objects, solve, build, order = [], [], [], []
         for _ in range(7):
             t = time.perf_counter()
-            collapse_reached(cs, gpu)
+            collapse_reached(cs, coarse)
             objects.append((time.perf_counter() - t) * 1e3)
             t = time.perf_counter()
             sol = gpu(work, preprocess=False)

@@ -178,6 +178,32 @@ def test_collapse_reached_times_the_solve_apart_from_the_host_work():
     assert "object-level solve" in stats.note() and "7 rounds" in stats.note()
 
 
+def test_coarse_solver_gives_the_backends_object_level_options_under_the_callers(monkeypatch):
+    # the GPU solves the object-level set with HVN's first step only (OBJECT_LEVEL_OPTIONS); a
+    # caller's own option wins; the cpu backend has no such options
+    import sys
+
+    from andersen_gpu.backends.gpu import OBJECT_LEVEL_OPTIONS
+    entry = sys.modules["andersen_gpu.solve"]     # the module (the package's `solve` is the function)
+
+    seen = []
+    monkeypatch.setattr(entry, "solve", lambda cs, backend, **kw: seen.append((backend, kw)))
+    entry.coarse_solver("gpu")("coarse")
+    entry.coarse_solver("gpu", hvn_passes=2, timing=True)("coarse")
+    entry.coarse_solver("cpu", threads=3)("coarse")
+    assert OBJECT_LEVEL_OPTIONS == {"hvn_passes": 0}
+    assert seen[0] == ("gpu", dict(announce=seen[0][1]["announce"], threads=1, hvn_passes=0))
+    assert seen[1][1]["hvn_passes"] == 2 and seen[1][1]["timing"] is True
+    assert seen[2][0] == "cpu" and "hvn_passes" not in seen[2][1] and seen[2][1]["threads"] == 3
+
+
+def test_gpu_option_hvn_passes_is_checked():
+    from andersen_gpu.backends.gpu import GpuOptions
+    assert GpuOptions().with_overrides(hvn_passes=0).hvn_passes == 0
+    with pytest.raises(ValueError, match="hvn_passes"):
+        GpuOptions().with_overrides(hvn_passes=-1)
+
+
 def test_offline_preprocessing_refuses_a_set_to_collapse_first():
     cs = ConstraintSet.from_lists(2, obj_size={1: 1}, addr=[(0, 1)], collapse_cycles=True)
     with pytest.raises(ValueError, match="collapse_reached"):

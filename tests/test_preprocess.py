@@ -60,6 +60,31 @@ def test_one_hvn_pass_keeps_least_solution(cs):
     _check_same_solution(cs, hvn_passes=1)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(constraint_sets())
+def test_single_copy_merges_alone_keep_least_solution(cs):
+    # hvn_passes=0 (the GPU's object-level presolve): SCC collapse, then only HVN's first step
+    _check_same_solution(cs, hvn_passes=0)
+
+
+def test_zero_hvn_passes_keep_only_the_single_copy_merges():
+    # 1 = 0 and 2 = 1: single copy inputs, merged into 0. 3 = &x and 4 = &x: equal sets HVN merges
+    # (one label, A(x)), the contraction does not (4 has no copy input). 5 = 6, 6 = 5: a copy cycle
+    # (SCC collapse runs first, no ordering); with no input, HVN proves it empty, the contraction
+    # keeps the class and its copy
+    x = 7
+    cs = ConstraintSet.from_lists(8, obj_size={x: 1}, addr=[(0, x), (3, x), (4, x)],
+                                  copy=[(1, 0), (2, 1), (5, 6), (6, 5)])
+    out, stats = collapse(cs, hvn_passes=0)
+    assert stats.hvn_passes == 0
+    rep = out.rep
+    assert rep[0] == rep[1] == rep[2] and rep[5] == rep[6]
+    assert rep[3] != rep[4] and rep[3] != rep[0]
+    assert reference.solve(out) == reference.solve(cs)
+    full = collapse(cs)[0].rep
+    assert full[3] == full[4] == full[0]
+
+
 @pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(constraint_sets(max_nodes=40, max_constraints=80))

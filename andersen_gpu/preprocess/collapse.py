@@ -172,7 +172,11 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
         Upper bound on HVN passes inside a round (each refines the keys of
         loads and geps that close a cycle, see :mod:`.hvn`; passes after
         the first revisit only dirty nodes and cost 8-40 % of the first).
-        Two is the default (bench/results/preprocess-speed.md).
+        Two is the default (bench/results/preprocess-speed.md). Zero keeps
+        only HVN's first step, the single-copy-input merges (see Notes):
+        about a third of HVN's time, and on the corpus's object-level sets
+        the GPU solves in as many rounds as after full HVN
+        (bench/results/objlevel-presolve.md).
     hu : bool
         Hash-based unification (HU, Hardekopf and Lin, SAS 2007) instead of
         HVN: a label is a set of primitive labels, so nodes whose inputs'
@@ -237,7 +241,7 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
                 # the whole graph, which is then done again: where a cycle is expected, the SCC
                 # collapse runs first (see scc_first)
                 after_scc = before
-                if scc_first and stats.passes == 1:
+                if (scc_first or hvn_passes <= 0) and stats.passes == 1:    # no ordering to find one
                     rep, after_scc = _scc_round(cs, rep, after_scc, stats)
                 table, leader, acyclic, passes, after = label_round(cs, rep, cap, hvn_passes, hu)
                 if not acyclic:

@@ -72,6 +72,7 @@ from numba import njit
 from constraints.model import ConstraintSet
 
 from ._hash import fmix64 as _fmix
+from .rewrite import _table_reps
 
 
 #: HU (``label_round(..., hu=True)``) flattens a node's input labels into one set of primitive
@@ -138,7 +139,9 @@ def label_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, max_passes:
         :func:`pointee_capable` of ``cs``.
     max_passes : int
         Upper bound on passes; stops earlier when a pass merges nothing
-        new or leaves nothing dirty.
+        new or leaves nothing dirty. 0: only the single-copy-input merges
+        that precede the passes (module docstring; no ordering, so the copy
+        graph may have cycles, and no class of empty representatives).
     hu : bool
         Hash-based unification (HU, see the module docstring) instead of
         plain HVN sets of labels.
@@ -160,6 +163,8 @@ def label_round(cs: ConstraintSet, rep: np.ndarray, cap: np.ndarray, max_passes:
     crep, ind, cid, ids, k, n_copy, e_src, e_dst = _compact(
         n, rep, np.ascontiguousarray(cap, np.bool_), cs.copy_src, cs.copy_dst, cs.addr_dst,
         cs.load_dst, cs.load_src, gep_dst, gep_src)
+    if max_passes <= 0:
+        return crep, -1, True, 0, int(_table_reps(crep))
     order = _dep_order(k, n_copy, e_src, e_dst)
     if len(order) < k:
         return rep.copy(), -1, False, 0, -1

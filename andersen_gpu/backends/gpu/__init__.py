@@ -32,9 +32,9 @@ from __future__ import annotations
 from constraints.model import ConstraintSet
 
 from ...solution import Solution
-from .options import GpuOptions
+from .options import OBJECT_LEVEL_OPTIONS, GpuOptions
 
-__all__ = ["GpuOptions", "solve"]
+__all__ = ["GpuOptions", "OBJECT_LEVEL_OPTIONS", "solve"]
 
 
 def solve(cs: ConstraintSet, options: GpuOptions | None = None, **overrides) -> Solution:

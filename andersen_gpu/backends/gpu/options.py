@@ -14,6 +14,10 @@ class GpuOptions:
     preprocess : bool
         Collapse the constraint set offline first (``andersen_gpu.preprocess.collapse``:
         copy cycles and pointer-equivalent variables; same solution, fewer nodes).
+    hvn_passes : int
+        With ``preprocess``: HVN passes of the collapse (``collapse(hvn_passes=...)``); 0 keeps
+        only HVN's single-copy-input merges, which is what the object-level presolve of
+        ``collapse_cycles`` runs (:data:`OBJECT_LEVEL_OPTIONS`).
     walk_geps : bool
         With ``preprocess``: give the pointers of ``+1`` gep cycles (``for (; *s; s++)``)
         walk geps, so that a chain of k slots takes about log2 k rounds, not 2k
@@ -42,6 +46,7 @@ class GpuOptions:
     """
 
     preprocess: bool = True
+    hvn_passes: int = 2
     walk_geps: bool = True
     pointee_order: bool = True
     capacity: int | None = None
@@ -57,6 +62,18 @@ class GpuOptions:
         unknown = sorted(set(overrides) - known)
         if unknown:
             raise TypeError(f"unknown gpu option(s) {', '.join(unknown)}; expected {', '.join(sorted(known))}")
+        if "hvn_passes" in overrides and int(overrides["hvn_passes"]) < 0:
+            raise ValueError(f"hvn_passes must be 0 or more, not {overrides['hvn_passes']!r}")
         if "compact_fill" in overrides and not 0.0 < float(overrides["compact_fill"]) <= 1.0:
             raise ValueError(f"compact_fill must be in (0, 1], not {overrides['compact_fill']!r}")
         return replace(self, **overrides)
+
+
+#: Options of the object-level solve that ``collapse_cycles`` runs first
+#: (:func:`andersen_gpu.preprocess.objects.collapse_reached`; ``andersen_gpu.solve`` applies them,
+#: a caller's own options over them). HVN's passes cost that stage more host time than they save
+#: its rounds (the rounds stay as many: its copy chains are what the single-copy-input merges
+#: contract): on an H100, bash's stage 42.1 to 30.7 ms, btop's 100.1 to 82.9, zstd's 85.5 to 70.9,
+#: ninja-build's 50.8 to 52.9 (bench/results/objlevel-presolve.md). The cpu backend keeps HVN there
+#: (without it its stage takes 1.4x to 2.8x as long on those programs).
+OBJECT_LEVEL_OPTIONS = {"hvn_passes": 0}

@@ -70,7 +70,7 @@ def solve_gpu(cs: ConstraintSet, opt: GpuOptions, policy: cycles.CyclePolicy | N
     if opt.preprocess:
         from andersen_gpu.preprocess import collapse
         t_pre = time.perf_counter()
-        cs, pstats = collapse(cs, walks=opt.walk_geps)
+        cs, pstats = collapse(cs, hvn_passes=opt.hvn_passes, walks=opt.walk_geps)
         notes["preprocess_ms"] = round((time.perf_counter() - t_pre) * 1e3, 3)
         notes["walk geps (cycles, added)"] = f"{pstats.walk_cycles:,}, {pstats.walks:,}"
 
