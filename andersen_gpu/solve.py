@@ -87,15 +87,17 @@ def coarse_solver(backend: str, announce=lambda message: None, threads: int = 1,
     """The object-level solve that :func:`solve` gives
     :func:`~andersen_gpu.preprocess.objects.collapse_reached` when ``cs.collapse_cycles``: a
     callable ``f(coarse) -> Solution`` solving on ``backend`` (a name, not ``auto``) with the
-    backend module's ``OBJECT_LEVEL_OPTIONS`` (its own choice for that set, e.g. the GPU's lighter
-    preprocessing) and ``options`` over them. Any backend's least solution is the same."""
+    backend module's ``object_level_options(coarse)`` where it has one (its own choice for that
+    set, e.g. the GPU's lighter preprocessing of small sets) and ``options`` over them. Any
+    backend's least solution is the same."""
     name = resolve_backend(backend)
     try:
         module = importlib.import_module(f"andersen_gpu.backends.{name}")
     except ImportError as exc:
         raise BackendUnavailable(f"{name} backend unavailable: {exc}") from None
-    merged = {**getattr(module, "OBJECT_LEVEL_OPTIONS", {}), **options}
-    return lambda coarse: solve(coarse, backend=name, announce=announce, threads=threads, **merged)
+    own = getattr(module, "object_level_options", lambda coarse: {})
+    return lambda coarse: solve(coarse, backend=name, announce=announce, threads=threads,
+                                **{**own(coarse), **options})
 
 
 def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: None, threads: int = 1,

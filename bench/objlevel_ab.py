@@ -12,9 +12,12 @@ object-level set; the median ms of the stage, of its object-level solve (``preso
 included) and of that solve's preprocessing. Variants (GPU options of the object-level solve):
 
 - ``default``: as ``andersen_gpu.solve`` runs it (``coarse_solver("gpu")``: the backend's
-  ``OBJECT_LEVEL_OPTIONS``);
+  ``object_level_options``);
+- ``contract``: HVN's single-copy-input merges only (``hvn_passes=0``);
 - ``hvn``: with HVN's two passes (``hvn_passes=2``, the fine set's default);
 - ``noorder``: the default without the pointee order.
+
+``VARIANTS`` (environment, comma-separated) picks some.
 
 Every variant must collapse the same objects (the least solution does not depend on them): the
 script exits 1 where one does not.
@@ -36,7 +39,11 @@ def run(programs: list[str]) -> int:
     from andersen_gpu.solve import coarse_solver
     from constraints import io as cio
 
-    variants = {"default": {}, "hvn": {"hvn_passes": 2}, "noorder": {"pointee_order": False}}
+    import os
+    variants = {"default": {}, "contract": {"hvn_passes": 0}, "hvn": {"hvn_passes": 2},
+                "noorder": {"pointee_order": False}}
+    pick = [v for v in os.environ.get("VARIANTS", "").split(",") if v]
+    variants = {k: v for k, v in variants.items() if not pick or k in pick}
     bad = 0
     for p in programs:
         cs = cio.load(f".corpus-dumps/{p}.npz")

@@ -32,9 +32,9 @@ from __future__ import annotations
 from constraints.model import ConstraintSet
 
 from ...solution import Solution
-from .options import OBJECT_LEVEL_OPTIONS, GpuOptions
+from .options import GpuOptions, object_level_options
 
-__all__ = ["GpuOptions", "OBJECT_LEVEL_OPTIONS", "solve"]
+__all__ = ["GpuOptions", "object_level_options", "solve"]
 
 
 def solve(cs: ConstraintSet, options: GpuOptions | None = None, **overrides) -> Solution:

@@ -17,7 +17,7 @@ class GpuOptions:
     hvn_passes : int
         With ``preprocess``: HVN passes of the collapse (``collapse(hvn_passes=...)``); 0 keeps
         only HVN's single-copy-input merges, which is what the object-level presolve of
-        ``collapse_cycles`` runs (:data:`OBJECT_LEVEL_OPTIONS`).
+        ``collapse_cycles`` runs on small sets (:func:`object_level_options`).
     walk_geps : bool
         With ``preprocess``: give the pointers of ``+1`` gep cycles (``for (; *s; s++)``)
         walk geps, so that a chain of k slots takes about log2 k rounds, not 2k
@@ -69,11 +69,22 @@ class GpuOptions:
         return replace(self, **overrides)
 
 
-#: Options of the object-level solve that ``collapse_cycles`` runs first
-#: (:func:`andersen_gpu.preprocess.objects.collapse_reached`; ``andersen_gpu.solve`` applies them,
-#: a caller's own options over them). HVN's passes cost that stage more host time than they save
-#: its rounds (the rounds stay as many: its copy chains are what the single-copy-input merges
-#: contract): on an H100, bash's stage 42.1 to 30.7 ms, btop's 100.1 to 82.9, zstd's 85.5 to 70.9,
-#: ninja-build's 50.8 to 52.9 (bench/results/objlevel-presolve.md). The cpu backend keeps HVN there
-#: (without it its stage takes 1.4x to 2.8x as long on those programs).
-OBJECT_LEVEL_OPTIONS = {"hvn_passes": 0}
+#: Object-level sets (``collapse_cycles``' first solve) of fewer constraints than this skip HVN's
+#: passes (:func:`object_level_options`).
+OBJECT_LEVEL_HVN_MIN = 400_000
+
+
+def object_level_options(coarse) -> dict:
+    """Options of the object-level solve that ``collapse_cycles`` runs first
+    (:func:`andersen_gpu.preprocess.objects.collapse_reached`; ``andersen_gpu.solve.coarse_solver``
+    applies them to ``coarse``, a caller's own options over them).
+
+    Below :data:`OBJECT_LEVEL_HVN_MIN` constraints the solve is bound by its rounds' latency, not
+    their work, and HVN's passes cost more host time than the fewer nodes save: only the
+    single-copy-input merges run (``hvn_passes=0``), in as many rounds (the copy chains they contract
+    are what a round walks). On an H100, in one call, bash's stage 46.4 to 42.7 ms, btop's 118.6 to
+    94.3, zstd's 122.9 to 79.0. Larger sets keep HVN: there the rounds' work grows with the nodes
+    (python3.11's stage without HVN's passes, its preprocessing left out: about 190 to 770 ms).
+    bench/results/objlevel-presolve.md. The cpu backend keeps HVN everywhere (without it its stage
+    took 1.4x to 2.8x as long on bash, btop and zstd)."""
+    return {} if coarse.n_constraints >= OBJECT_LEVEL_HVN_MIN else {"hvn_passes": 0}
