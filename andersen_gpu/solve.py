@@ -88,7 +88,7 @@ def coarse_solver(backend: str, announce=lambda message: None, threads: int = 1,
     :func:`~andersen_gpu.preprocess.objects.collapse_reached` when ``cs.collapse_cycles``: a
     callable ``f(coarse) -> Solution`` solving on ``backend`` (a name, not ``auto``) with the
     backend module's ``object_level_options(coarse)`` where it has one (its own choice for that
-    set, e.g. the GPU's lighter preprocessing of small sets) and ``options`` over them. Any
+    set, e.g. the GPU's lighter preprocessing) and ``options`` over them. Any
     backend's least solution is the same."""
     name = resolve_backend(backend)
     try:

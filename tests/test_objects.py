@@ -179,26 +179,20 @@ def test_collapse_reached_times_the_solve_apart_from_the_host_work():
 
 
 def test_coarse_solver_gives_the_backends_object_level_options_under_the_callers(monkeypatch):
-    # the GPU solves a small object-level set with HVN's first step only, a large one with HVN
-    # (object_level_options); a caller's own option wins; the cpu backend has no such options
+    # the GPU solves the object-level set with HVN's first step only (object_level_options); a
+    # caller's own option wins; the cpu backend has no such options
     import sys
 
-    from andersen_gpu.backends.gpu import options as gpu_options
     entry = sys.modules["andersen_gpu.solve"]     # the module (the package's `solve` is the function)
-
     seen = []
     monkeypatch.setattr(entry, "solve", lambda cs, backend, **kw: seen.append((backend, kw)))
-    small = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
-    monkeypatch.setattr(gpu_options, "OBJECT_LEVEL_HVN_MIN", 3)
-    entry.coarse_solver("gpu")(small)
-    entry.coarse_solver("gpu", hvn_passes=2, timing=True)(small)
-    entry.coarse_solver("cpu", threads=3)(small)
-    monkeypatch.setattr(gpu_options, "OBJECT_LEVEL_HVN_MIN", 2)     # 2 constraints: large now
-    entry.coarse_solver("gpu")(small)
+    coarse = ConstraintSet.from_lists(3, obj_size={2: 1}, addr=[(0, 2)], copy=[(1, 0)])
+    entry.coarse_solver("gpu")(coarse)
+    entry.coarse_solver("gpu", hvn_passes=2, timing=True)(coarse)
+    entry.coarse_solver("cpu", threads=3)(coarse)
     assert seen[0] == ("gpu", dict(announce=seen[0][1]["announce"], threads=1, hvn_passes=0))
     assert seen[1][1]["hvn_passes"] == 2 and seen[1][1]["timing"] is True
     assert seen[2][0] == "cpu" and "hvn_passes" not in seen[2][1] and seen[2][1]["threads"] == 3
-    assert seen[3] == ("gpu", dict(announce=seen[3][1]["announce"], threads=1))
 
 
 def test_gpu_option_hvn_passes_is_checked():

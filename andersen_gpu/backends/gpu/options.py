@@ -17,7 +17,7 @@ class GpuOptions:
     hvn_passes : int
         With ``preprocess``: HVN passes of the collapse (``collapse(hvn_passes=...)``); 0 keeps
         only HVN's single-copy-input merges, which is what the object-level presolve of
-        ``collapse_cycles`` runs on small sets (:func:`object_level_options`).
+        ``collapse_cycles`` runs (:func:`object_level_options`).
     walk_geps : bool
         With ``preprocess``: give the pointers of ``+1`` gep cycles (``for (; *s; s++)``)
         walk geps, so that a chain of k slots takes about log2 k rounds, not 2k
@@ -69,22 +69,17 @@ class GpuOptions:
         return replace(self, **overrides)
 
 
-#: Object-level sets (``collapse_cycles``' first solve) of fewer constraints than this skip HVN's
-#: passes (:func:`object_level_options`).
-OBJECT_LEVEL_HVN_MIN = 400_000
-
-
 def object_level_options(coarse) -> dict:
     """Options of the object-level solve that ``collapse_cycles`` runs first
     (:func:`andersen_gpu.preprocess.objects.collapse_reached`; ``andersen_gpu.solve.coarse_solver``
-    applies them to ``coarse``, a caller's own options over them).
+    applies them to ``coarse``, a caller's own options over them): SCC collapse and HVN's
+    single-copy-input merges only (``hvn_passes=0``), whatever the set.
 
-    Below :data:`OBJECT_LEVEL_HVN_MIN` constraints the solve is bound by its rounds' latency, not
-    their work, and HVN's passes cost more host time than the fewer nodes save: only the
-    single-copy-input merges run (``hvn_passes=0``), in as many rounds (the copy chains they contract
-    are what a round walks). On an H100, in one call, bash's stage 46.4 to 42.7 ms, btop's 118.6 to
-    94.3, zstd's 122.9 to 79.0. Larger sets keep HVN: there the rounds' work grows with the nodes
-    (python3.11's stage without HVN's passes, its preprocessing left out: about 190 to 770 ms).
-    bench/results/objlevel-presolve.md. The cpu backend keeps HVN everywhere (without it its stage
-    took 1.4x to 2.8x as long on bash, btop and zstd)."""
-    return {} if coarse.n_constraints >= OBJECT_LEVEL_HVN_MIN else {"hvn_passes": 0}
+    HVN's passes cost that stage more host time than their fewer nodes save the GPU: the rounds
+    stay about as many (the copy chains the single-copy merges contract are what a round walks),
+    small programs' rounds are bound by latency rather than work, and on the large ones the
+    rounds' extra work was less than HVN's host time (bench/results/objlevel-presolve.md: every
+    corpus program measured, in one call each). The cpu backend keeps HVN there, which is its
+    faster choice.
+    """
+    return {"hvn_passes": 0}
