@@ -174,8 +174,8 @@ def collapse(cs: ConstraintSet, scc: bool = True, hvn: bool = True, max_passes: 
         the first revisit only dirty nodes and cost 8-40 % of the first).
         Two is the default (bench/results/preprocess-speed.md). Zero keeps
         only HVN's first step, the single-copy-input merges (see Notes):
-        about a third of HVN's time, and on the corpus's object-level sets
-        the GPU solves in as many rounds as after full HVN
+        a third to a half of HVN's time, and on the corpus's object-level
+        sets the GPU solves in about as many rounds as after full HVN
         (bench/results/objlevel-presolve.md).
     hu : bool
         Hash-based unification (HU, Hardekopf and Lin, SAS 2007) instead of
