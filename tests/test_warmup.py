@@ -246,6 +246,7 @@ def test_the_gpu_warm_up_runs_every_line_that_solves_run() -> None:
 NOT_RUN_BY_THE_WARM_UP = {
     ("__init__.py", "solve"): "the public wrapper: applies the options and calls solve_gpu, which it runs",
     ("options.py", "with_overrides"): "the options' check, on the host",
+    ("options.py", "object_level_options"): "a dict of options for the object-level solve, on the host",
     ("pool.py", "release"): "a staged compaction (both pools do not fit the device): frees the pool",
     ("rounds.py", "release_buffers"): "a staged compaction: frees a round's buffers",
     ("sets.py", "no_room"): "the error message of a compaction that cannot fit",
