@@ -83,8 +83,11 @@ trap pack EXIT
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$RES/device.txt"
 # every GPU kernel first, into CuPy's cache (empty on a fresh device machine): no step after it pays
-# for a compile, and the log says what a user's first solve on a new machine costs
-if [[ $WARMUP == 1 ]]; then
+# for a compile, and the log says what a user's first solve on a new machine costs. It runs once per
+# machine (a stamp in the cache), so on a warm machine it only imports. WARMUP=0 skips it only where
+# the stamp is there: without it, the first solve of a step pays every compile (at 0ffd6e8 the corpus
+# step's first program ran past GPU_TIMEOUT_S so, on a fresh machine)
+if [[ $WARMUP == 1 ]] || ! python3 -c "from andersen_gpu.warmup import gpu_stamp; raise SystemExit(not gpu_stamp().exists())" 2>/dev/null; then
     el "gpu kernels: andersen_gpu warmup --backend gpu"
     { time timeout 300 python3 -m andersen_gpu warmup --backend gpu; } > "$RES/gpu/warmup.txt" 2>&1
     tail -4 "$RES/gpu/warmup.txt"
