@@ -83,6 +83,14 @@ def resolve_backend(backend: str, announce: bool = False, cs: ConstraintSet | No
     return backend
 
 
+def _backend_module(name: str):
+    """The module ``andersen_gpu.backends.<name>``; BackendUnavailable where it does not import."""
+    try:
+        return importlib.import_module(f"andersen_gpu.backends.{name}")
+    except ImportError as exc:
+        raise BackendUnavailable(f"{name} backend unavailable: {exc}") from None
+
+
 def coarse_solver(backend: str, announce=lambda message: None, threads: int = 1, **options):
     """The object-level solve that :func:`solve` gives
     :func:`~andersen_gpu.preprocess.objects.collapse_reached` when ``cs.collapse_cycles``: a
@@ -91,11 +99,7 @@ def coarse_solver(backend: str, announce=lambda message: None, threads: int = 1,
     set, e.g. the GPU's lighter preprocessing) and ``options`` over them. Any
     backend's least solution is the same."""
     name = resolve_backend(backend)
-    try:
-        module = importlib.import_module(f"andersen_gpu.backends.{name}")
-    except ImportError as exc:
-        raise BackendUnavailable(f"{name} backend unavailable: {exc}") from None
-    own = getattr(module, "object_level_options", lambda coarse: {})
+    own = getattr(_backend_module(name), "object_level_options", lambda coarse: {})
     return lambda coarse: solve(coarse, backend=name, announce=announce, threads=threads,
                                 **{**own(coarse), **options})
 
@@ -157,10 +161,7 @@ def solve(cs: ConstraintSet, backend: str = "auto", announce=lambda message: Non
         ok, why = gpu_available()
         if not ok:
             raise BackendUnavailable(f"gpu backend unavailable: {why}")
-    try:
-        module = importlib.import_module(f"andersen_gpu.backends.{name}")
-    except ImportError as exc:
-        raise BackendUnavailable(f"{name} backend unavailable: {exc}") from None
+    module = _backend_module(name)
     step = warmup.compile_backend(name, threads, announce)
     objects = None
     if cs.collapse_cycles:

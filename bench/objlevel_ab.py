@@ -26,6 +26,7 @@ script exits 1 where one does not.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -39,7 +40,6 @@ def run(programs: list[str]) -> int:
     from andersen_gpu.solve import coarse_solver
     from constraints import io as cio
 
-    import os
     variants = {"default": {}, "contract": {"hvn_passes": 0}, "hvn": {"hvn_passes": 2},
                 "noorder": {"pointee_order": False}}
     pick = [v for v in os.environ.get("VARIANTS", "").split(",") if v]
